@@ -2,7 +2,10 @@ module github.com/storagebench/storagebench
 
 go 1.26.0
 
-require github.com/spf13/cobra v1.10.2
+require (
+	github.com/spf13/cobra v1.10.2
+	golang.org/x/sys v0.50.0
+)
 
 require (
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
