@@ -26,10 +26,12 @@ type Job struct {
 	JobName    string             `json:"jobname"`
 	GroupID    int                `json:"groupid"`
 	Error      int                `json:"error"`
+	Elapsed    int64              `json:"elapsed"` // seconds, as fio
 	JobOptions map[string]string  `json:"job options,omitempty"`
 	Read       Direction          `json:"read"`
 	Write      Direction          `json:"write"`
 	Trim       Direction          `json:"trim"`
+	Sync       SyncStats          `json:"sync"`
 	JobRuntime int64              `json:"job_runtime"`
 	UsrCPU     float64            `json:"usr_cpu"`
 	SysCPU     float64            `json:"sys_cpu"`
@@ -79,4 +81,10 @@ type LatencyStats struct {
 	N          int64            `json:"N"`
 	Percentile map[string]int64 `json:"percentile,omitempty"`
 	Bins       map[string]int64 `json:"bins,omitempty"`
+}
+
+// SyncStats is fio's "sync" block: the fsyncs a job issued (--fsync).
+type SyncStats struct {
+	TotalIOs int64        `json:"total_ios"`
+	LatNs    LatencyStats `json:"lat_ns"`
 }

@@ -1,0 +1,108 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+)
+
+// fileSpec is one file a clone does IO on: the region [base, base+length).
+type fileSpec struct {
+	path   string
+	base   int64
+	length int64
+	device bool
+}
+
+// clonePaths are the paths clone c of job j uses: the job's --filename list
+// (shared by all clones) or fio's generated "<name>.<clone>.<n>" names.
+func (j *JobSpec) clonePaths(c int) []string {
+	var paths []string
+	if len(j.Filenames) > 0 {
+		for _, f := range j.Filenames {
+			if j.Directory != "" && !filepath.IsAbs(f) {
+				f = filepath.Join(j.Directory, f)
+			}
+			paths = append(paths, f)
+		}
+		return paths
+	}
+	dir := j.Directory
+	if dir == "" {
+		dir = "."
+	}
+	for n := 0; n < j.NrFiles; n++ {
+		paths = append(paths, filepath.Join(dir, j.Name+"."+strconv.Itoa(c)+"."+strconv.Itoa(n)))
+	}
+	return paths
+}
+
+// resolveFiles turns clone c's paths into IO regions. With --size the size
+// is split evenly over the files (rounded down to whole minimum blocks, as
+// fio does); without it the existing file or device size is used.
+func (j *JobSpec) resolveFiles(c int) ([]fileSpec, error) {
+	paths := j.clonePaths(c)
+	out := make([]fileSpec, 0, len(paths))
+	for _, p := range paths {
+		f := fileSpec{path: p, base: j.Offset}
+		size, isDev, err := existingSize(p)
+		switch {
+		case err == nil:
+			f.device = isDev
+		case errors.Is(err, fs.ErrNotExist):
+			size = -1
+		default:
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		if j.Size > 0 {
+			f.length = j.Size / int64(len(paths))
+		} else {
+			if size < 0 {
+				return nil, fmt.Errorf("%s does not exist and job %q gives no --size", p, j.Name)
+			}
+			f.length = size - j.Offset
+		}
+		f.length -= f.length % j.BSMin
+		if f.device && size >= 0 && f.base+f.length > size {
+			return nil, fmt.Errorf("%s: region %d..%d is beyond the device's %d bytes", p, f.base, f.base+f.length, size)
+		}
+		if f.length < j.BSMax {
+			return nil, fmt.Errorf("%s: IO region of %d bytes is smaller than one block (%d bytes)", p, f.length, j.BSMax)
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// existingSize returns a file's size, or a block device's capacity.
+func existingSize(path string) (int64, bool, error) {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		if errors.Is(err, unix.ENOENT) {
+			return 0, false, fs.ErrNotExist
+		}
+		return 0, false, err
+	}
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFBLK:
+		fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return 0, true, err
+		}
+		defer unix.Close(fd)
+		var size uint64
+		if err := ioctlPtr(fd, unix.BLKGETSIZE64, &size); err != nil {
+			return 0, true, fmt.Errorf("reading the device size: %w", err)
+		}
+		return int64(size), true, nil
+	case unix.S_IFREG:
+		return st.Size, false, nil
+	case unix.S_IFDIR:
+		return 0, false, fmt.Errorf("is a directory, not a file")
+	}
+	return 0, false, fmt.Errorf("neither a regular file nor a block device")
+}

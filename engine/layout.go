@@ -1,0 +1,304 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// layoutChunk is the size of each layout write: large enough to stream at
+// device speed, small enough to keep memory low.
+const layoutChunk = 1 << 20
+
+// laidOut records, per path, how many bytes (from 0, or the device region
+// end) this process has already laid out, so that Prepare is idempotent
+// and Run does not redo what Prepare did. Only touched at preparation time.
+var laidOut = struct {
+	sync.Mutex
+	done map[string]int64
+}{done: map[string]int64{}}
+
+// target is one distinct path with everything the jobs need from it.
+type target struct {
+	path   string
+	device bool
+	start  int64 // lowest region start (devices are laid out from here)
+	end    int64 // highest region end: the file must hold this many bytes
+	fill   string
+	direct bool
+	job    *JobSpec // first job using it, for alignment checks and errors
+	align  int64
+}
+
+// Prepare lays the jobs' data sets out according to each job's Fill policy
+// and checks O_DIRECT alignment, before any clock starts: files are written
+// fully with random data (reads never hit holes), existing complete files
+// are reused (ifmissing), rewritten (always) or required (never). Files
+// shared by several jobs or clones are laid out once. Calling it again is
+// cheap: what this process already laid out is not redone.
+func Prepare(ctx context.Context, jobs []JobSpec) error {
+	_, err := prepare(ctx, jobs)
+	return err
+}
+
+// prepare returns the targets, for the environment record.
+func prepare(ctx context.Context, jobs []JobSpec) ([]*target, error) {
+	byPath := map[string]*target{}
+	var order []*target
+	for i := range jobs {
+		j := &jobs[i]
+		if err := j.validate(); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrUsage, err)
+		}
+		if len(j.Filenames) == 0 && j.Directory != "" {
+			if st, err := os.Stat(j.Directory); err != nil {
+				return nil, fmt.Errorf("job %q: directory: %w", j.Name, err)
+			} else if !st.IsDir() {
+				return nil, fmt.Errorf("job %q: directory %s is not a directory", j.Name, j.Directory)
+			}
+		}
+		for c := 0; c < j.NumJobs; c++ {
+			files, err := j.resolveFiles(c)
+			if err != nil {
+				return nil, fmt.Errorf("job %q: %w", j.Name, err)
+			}
+			for _, f := range files {
+				t := byPath[f.path]
+				if t == nil {
+					t = &target{path: f.path, device: f.device, start: f.base, fill: j.Fill, job: j}
+					byPath[f.path] = t
+					order = append(order, t)
+				}
+				t.start = min(t.start, f.base)
+				t.end = max(t.end, f.base+f.length)
+				t.direct = t.direct || j.Direct
+				if j.Fill == FillAlways {
+					t.fill = FillAlways
+				}
+			}
+		}
+	}
+	for _, t := range order {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if err := layoutTarget(ctx, t); err != nil {
+			return nil, err
+		}
+	}
+	// Alignment is checked after layout so that new files exist for statx.
+	for i := range jobs {
+		j := &jobs[i]
+		if !j.Direct {
+			continue
+		}
+		for c := 0; c < j.NumJobs; c++ {
+			for _, p := range j.clonePaths(c) {
+				t := byPath[p]
+				if t.align == 0 {
+					a, err := dioAlignment(p, t.device)
+					if err != nil {
+						return nil, fmt.Errorf("job %q: %w", j.Name, err)
+					}
+					t.align = a
+				}
+				if err := j.checkAlignment(p, t.align); err != nil {
+					return nil, fmt.Errorf("%w: %w", ErrUsage, err)
+				}
+			}
+		}
+	}
+	return order, nil
+}
+
+// layoutTarget applies the fill policy to one path.
+func layoutTarget(ctx context.Context, t *target) error {
+	laidOut.Lock()
+	done := laidOut.done[t.path]
+	laidOut.Unlock()
+	if done >= t.end {
+		return nil
+	}
+	from, err := t.layoutStart()
+	if err != nil {
+		return err
+	}
+	if from >= t.end {
+		record(t.path, t.end)
+		return nil
+	}
+	if t.fill == FillNever {
+		what := "does not exist"
+		if from > 0 || t.device {
+			what = fmt.Sprintf("is laid out only up to byte %d", from)
+		}
+		return fmt.Errorf("%s %s but the jobs need %d bytes, and --fill=never forbids creating or extending it", t.path, what, t.end)
+	}
+	if err := writeRegion(ctx, t, from); err != nil {
+		return err
+	}
+	record(t.path, t.end)
+	return nil
+}
+
+func record(path string, end int64) {
+	laidOut.Lock()
+	laidOut.done[path] = max(laidOut.done[path], end)
+	laidOut.Unlock()
+}
+
+// layoutStart returns the offset from which the target must be written:
+// t.end when nothing is missing. Regular files: the first hole (SEEK_HOLE),
+// or the end of a shorter file. Devices: the region start unless sampled
+// blocks show it was already written (never-written thin-provisioned
+// blocks read as zeros; our data never does).
+func (t *target) layoutStart() (int64, error) {
+	if t.fill == FillAlways {
+		return t.start * boolInt(t.device), nil
+	}
+	if t.device {
+		written, err := sampleWritten(t.path, t.start, t.end)
+		if err != nil {
+			return 0, err
+		}
+		if written {
+			return t.end, nil
+		}
+		return t.start, nil
+	}
+	fd, err := unix.Open(t.path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if errors.Is(err, unix.ENOENT) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", t.path, err)
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return 0, fmt.Errorf("%s: %w", t.path, err)
+	}
+	hole, err := unix.Seek(fd, 0, unix.SEEK_HOLE)
+	if err != nil {
+		hole = st.Size // filesystems without SEEK_HOLE: trust the size
+	}
+	// A file whose allocated blocks cover less than its size is sparse
+	// even where SEEK_HOLE cannot tell (some filesystems report the end).
+	if st.Blocks*512 < min(st.Size, t.end) {
+		return 0, nil
+	}
+	return min(hole, st.Size), nil
+}
+
+func boolInt(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// sampleWritten reads 64 blocks spread over a device region and reports
+// whether none of them is all zeros.
+func sampleWritten(path string, start, end int64) (bool, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", path, err)
+	}
+	defer unix.Close(fd)
+	buf := make([]byte, 4096)
+	const samples = 64
+	for i := int64(0); i < samples; i++ {
+		off := start + (end-start-4096)*i/(samples-1)
+		off -= off % 4096
+		if _, err := unix.Pread(fd, buf, off); err != nil {
+			return false, fmt.Errorf("%s: reading at %d: %w", path, off, err)
+		}
+		zero := true
+		for _, b := range buf {
+			if b != 0 {
+				zero = false
+				break
+			}
+		}
+		if zero {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// writeRegion writes random data into [from, t.end) of the target, with
+// O_DIRECT when possible so that the layout does not fill the page cache
+// (and later reads measure the device, not memory), then makes it durable.
+func writeRegion(ctx context.Context, t *target, from int64) error {
+	flags := unix.O_WRONLY | unix.O_CLOEXEC
+	if !t.device {
+		flags |= unix.O_CREAT
+		if dir := filepath.Dir(t.path); dir != "" {
+			if _, err := os.Stat(dir); err != nil {
+				return fmt.Errorf("laying out %s: directory: %w", t.path, err)
+			}
+		}
+	}
+	from -= from % 4096
+	fd, err := unix.Open(t.path, flags|unix.O_DIRECT, 0o644)
+	direct := err == nil
+	if err != nil {
+		fd, err = unix.Open(t.path, flags, 0o644)
+	}
+	if err != nil {
+		return fmt.Errorf("laying out %s: %w", t.path, pathErr(err))
+	}
+	defer unix.Close(fd)
+	buf, err := unix.Mmap(-1, 0, layoutChunk, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		return fmt.Errorf("laying out %s: %w", t.path, err)
+	}
+	defer unix.Munmap(buf)
+	r := newRNG(uint64(time.Now().UnixNano()))
+	for off := from; off < t.end; {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("laying out %s: %w", t.path, err)
+		}
+		n := min(int64(layoutChunk), t.end-off)
+		chunk := buf[:n]
+		if direct && n%4096 != 0 {
+			// The tail is not aligned: finish it without O_DIRECT.
+			unix.Close(fd)
+			if fd, err = unix.Open(t.path, flags, 0o644); err != nil {
+				return fmt.Errorf("laying out %s: %w", t.path, pathErr(err))
+			}
+			direct = false
+		}
+		r.fill(chunk)
+		w, err := unix.Pwrite(fd, chunk, off)
+		if err != nil {
+			return fmt.Errorf("laying out %s: wrote %d of %d bytes: %w", t.path, off-from, t.end-from, pathErr(err))
+		}
+		if w == 0 {
+			return fmt.Errorf("laying out %s: zero-byte write at %d", t.path, off)
+		}
+		off += int64(w)
+	}
+	if err := unix.Fdatasync(fd); err != nil {
+		return fmt.Errorf("laying out %s: fdatasync: %w", t.path, pathErr(err))
+	}
+	return nil
+}
+
+// pathErr keeps errno errors comparable with errors.Is(err, fs.ErrX) and
+// readable ("no space left on device").
+func pathErr(err error) error {
+	var errno unix.Errno
+	if errors.As(err, &errno) && errno == unix.ENOENT {
+		return fmt.Errorf("%w", fs.ErrNotExist)
+	}
+	return err
+}

@@ -1,0 +1,522 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// ErrUsage is wrapped by every error caused by the options or job files
+// rather than by the run, so that callers can tell the two apart (the CLI
+// exits with 3 for these).
+var ErrUsage = errors.New("usage error")
+
+// option is one supported fio option.
+type option struct {
+	name  string
+	flag  bool // may be given without a value (true)
+	help  string
+	apply func(j *JobSpec, v string) error
+}
+
+// sizeOpt builds the setter of an option holding a size.
+func sizeOpt(set func(j *JobSpec, v int64)) func(*JobSpec, string) error {
+	return func(j *JobSpec, s string) error {
+		v, err := parseSize(s)
+		if err == nil {
+			set(j, v)
+		}
+		return err
+	}
+}
+
+func intOpt(set func(j *JobSpec, v int)) func(*JobSpec, string) error {
+	return func(j *JobSpec, s string) error {
+		v, err := parseInt(s)
+		if err == nil {
+			set(j, v)
+		}
+		return err
+	}
+}
+
+func boolOpt(set func(j *JobSpec, v bool)) func(*JobSpec, string) error {
+	return func(j *JobSpec, s string) error {
+		v, err := parseBool(s)
+		if err == nil {
+			set(j, v)
+		}
+		return err
+	}
+}
+
+// rejectList refuses fio's per-direction "read,write" value form, which
+// this engine does not support, instead of silently using one part.
+func rejectList(s string) error {
+	if strings.Contains(s, ",") {
+		return fmt.Errorf("per-direction values (%q) are not supported; give one value", s)
+	}
+	return nil
+}
+
+// jobOptions are the job options, by fio name. Aliases fio accepts are
+// listed in optionAliases.
+var jobOptions = map[string]option{}
+
+var optionAliases = map[string]string{
+	"blocksize":       "bs",
+	"readwrite":       "rw",
+	"blocksize_range": "bsrange",
+	"ba":              "blockalign",
+	"nr_files":        "nrfiles",
+	"timeout":         "runtime",
+}
+
+func init() {
+	for _, o := range []option{
+		{name: "name", help: "job name; on the command line it starts a new job", apply: func(j *JobSpec, v string) error { j.Name = v; return nil }},
+		{name: "filename", help: "file(s) or block device(s), colon-separated; shared by all numjobs clones", apply: func(j *JobSpec, v string) error {
+			j.Filenames = nil
+			for _, f := range strings.Split(v, ":") {
+				if f == "" {
+					return fmt.Errorf("empty file name in %q", v)
+				}
+				j.Filenames = append(j.Filenames, f)
+			}
+			return nil
+		}},
+		{name: "directory", help: "directory for generated files and prefix of relative filenames", apply: func(j *JobSpec, v string) error {
+			if strings.Contains(v, ":") {
+				return fmt.Errorf("several directories (%q) are not supported", v)
+			}
+			j.Directory = v
+			return nil
+		}},
+		{name: "size", help: "bytes of IO region per clone, split over its files (default: existing file size)", apply: sizeOpt(func(j *JobSpec, v int64) { j.Size = v })},
+		{name: "nrfiles", help: "generated files per clone (default 1)", apply: intOpt(func(j *JobSpec, v int) { j.NrFiles = v })},
+		{name: "offset", help: "start of the IO region in each file", apply: sizeOpt(func(j *JobSpec, v int64) { j.Offset = v })},
+		{name: "rw", help: "read|write|randread|randwrite|rw|readwrite|randrw (default read)", apply: func(j *JobSpec, v string) error {
+			switch v {
+			case "readwrite":
+				v = RWMixed
+			case RWRead, RWWrite, RWRandRead, RWRandWrite, RWMixed, RWRandMixed:
+			default:
+				return fmt.Errorf("unknown pattern %q (read, write, randread, randwrite, rw, readwrite, randrw)", v)
+			}
+			j.RW = v
+			return nil
+		}},
+		{name: "rwmixread", help: "percent of reads in a mixed job (default 50)", apply: intOpt(func(j *JobSpec, v int) { j.RWMixRead = v })},
+		{name: "rwmixwrite", help: "percent of writes in a mixed job", apply: intOpt(func(j *JobSpec, v int) { j.RWMixRead = 100 - v })},
+		{name: "bs", help: "block size (default 4k)", apply: func(j *JobSpec, s string) error {
+			if err := rejectList(s); err != nil {
+				return err
+			}
+			v, err := parseSize(s)
+			if err == nil {
+				j.BlockSize, j.BSMin, j.BSMax = v, v, v
+			}
+			return err
+		}},
+		{name: "bsrange", help: "block size range min-max; each IO draws its size from it", apply: func(j *JobSpec, s string) error {
+			if err := rejectList(s); err != nil {
+				return err
+			}
+			lo, hi, ok := strings.Cut(s, "-")
+			if !ok {
+				return fmt.Errorf("%q is not a range (want min-max, e.g. 4k-64k)", s)
+			}
+			a, err := parseSize(lo)
+			if err != nil {
+				return err
+			}
+			b, err := parseSize(hi)
+			if err != nil {
+				return err
+			}
+			if a > b {
+				a, b = b, a
+			}
+			j.BlockSize, j.BSMin, j.BSMax = a, a, b
+			return nil
+		}},
+		{name: "blockalign", help: "alignment of random offsets (default: minimum block size)", apply: func(j *JobSpec, s string) error {
+			if err := rejectList(s); err != nil {
+				return err
+			}
+			v, err := parseSize(s)
+			j.BlockAlign = v
+			return err
+		}},
+		{name: "iodepth", help: "IOs in flight per clone (default 1)", apply: intOpt(func(j *JobSpec, v int) { j.IODepth = v })},
+		{name: "numjobs", help: "clones of this job, each on its own thread (default 1)", apply: intOpt(func(j *JobSpec, v int) { j.NumJobs = v })},
+		{name: "runtime", help: "length of the measured phase (bare number = seconds)", apply: func(j *JobSpec, s string) error {
+			v, err := parseDuration(s)
+			j.Runtime = v
+			return err
+		}},
+		{name: "ramp_time", help: "warm-up before measuring; stats are reset after it", apply: func(j *JobSpec, s string) error {
+			v, err := parseDuration(s)
+			j.Ramp = v
+			return err
+		}},
+		{name: "time_based", flag: true, help: "run for runtime even when size is done", apply: boolOpt(func(j *JobSpec, v bool) { j.TimeBased = v })},
+		{name: "direct", flag: true, help: "O_DIRECT (bypass the page cache)", apply: boolOpt(func(j *JobSpec, v bool) { j.Direct = v })},
+		{name: "sync", flag: true, help: "synchronous writes: 1|sync = O_SYNC, dsync = O_DSYNC, 0|none", apply: func(j *JobSpec, s string) error {
+			switch strings.ToLower(s) {
+			case "dsync":
+				j.Sync, j.DSync = false, true
+			case "sync":
+				j.Sync, j.DSync = true, false
+			case "none":
+				j.Sync, j.DSync = false, false
+			default:
+				v, err := parseBool(s)
+				if err != nil {
+					return fmt.Errorf("%q is not one of 0, 1, none, sync, dsync", s)
+				}
+				j.Sync, j.DSync = v, false
+			}
+			return nil
+		}},
+		{name: "fsync", help: "fsync after this many writes (0 = never)", apply: intOpt(func(j *JobSpec, v int) { j.Fsync = v })},
+		{name: "rate_iops", help: "cap each clone at this many IOPS on an absolute schedule", apply: func(j *JobSpec, s string) error {
+			if err := rejectList(s); err != nil {
+				return err
+			}
+			v, err := parseInt(s)
+			j.RateIOPS = v
+			return err
+		}},
+		{name: "ioengine", help: "auto (default: io_uring, else libaio, else psync) | io_uring | libaio | psync", apply: func(j *JobSpec, v string) error {
+			switch v {
+			case EngineAuto, EngineIOUring, EngineLibaio, EnginePsync:
+				j.IOEngine = v
+				return nil
+			}
+			return fmt.Errorf("unsupported engine %q (auto, io_uring, libaio, psync)", v)
+		}},
+		{name: "randrepeat", flag: true, help: "repeat the same random offsets every run (default 1)", apply: boolOpt(func(j *JobSpec, v bool) { j.RandRepeat = v })},
+		{name: "randseed", help: "seed of the random generator (default fio's 0x89)", apply: func(j *JobSpec, s string) error {
+			v, err := strconv.ParseUint(s, 0, 64)
+			if err != nil {
+				return fmt.Errorf("%q is not a seed: %w", s, err)
+			}
+			j.RandSeed = v
+			return nil
+		}},
+		{name: "zero_buffers", flag: true, help: "write zeros instead of scrambled random data", apply: boolOpt(func(j *JobSpec, v bool) { j.ZeroBuffers = v })},
+		{name: "norandommap", flag: true, help: "accepted: offsets are always drawn uniformly without a coverage map", apply: func(*JobSpec, string) error { return nil }},
+		{name: "thread", flag: true, help: "accepted: jobs always run as threads", apply: func(*JobSpec, string) error { return nil }},
+		{name: "fill", help: "data set layout: ifmissing (default) | always | never (storagebench option)", apply: func(j *JobSpec, v string) error {
+			switch strings.ToLower(v) {
+			case FillIfMissing, FillAlways, FillNever:
+				j.Fill = strings.ToLower(v)
+				return nil
+			}
+			return fmt.Errorf("unknown policy %q (ifmissing, always, never)", v)
+		}},
+	} {
+		jobOptions[o.name] = o
+	}
+}
+
+// runOption is an option of the whole run: group_reporting and
+// percentile_list are job options in fio but apply to the report, and
+// output-format is command-line only.
+type runOption struct {
+	flag  bool
+	help  string
+	apply func(o *RunOptions, v string) error
+}
+
+var runOptions = map[string]runOption{
+	"group_reporting": {flag: true, help: "report all jobs and clones as one merged entry", apply: func(o *RunOptions, v string) error {
+		b, err := parseBool(v)
+		o.GroupReporting = o.GroupReporting || b
+		return err
+	}},
+	"percentile_list": {help: "colon-separated percentiles to report (default fio's list)", apply: func(o *RunOptions, v string) error {
+		var list []float64
+		for _, p := range strings.Split(v, ":") {
+			f, err := strconv.ParseFloat(p, 64)
+			if err != nil || !(f >= 0 && f <= 100) {
+				return fmt.Errorf("%q is not a percentile between 0 and 100", p)
+			}
+			list = append(list, f)
+		}
+		if len(list) == 0 || len(list) > 64 {
+			return fmt.Errorf("want 1 to 64 percentiles")
+		}
+		o.PercentileList = list
+		return nil
+	}},
+}
+
+// cliOnly are accepted on the command line but not in job files.
+var cliOnly = map[string]runOption{
+	"output-format": {help: "normal (default) | json | json+", apply: func(o *RunOptions, v string) error {
+		switch v {
+		case "normal", "json", "json+":
+			o.OutputFormat = v
+			return nil
+		}
+		return fmt.Errorf("unsupported output format %q (normal, json, json+)", v)
+	}},
+}
+
+// canonicalName resolves aliases.
+func canonicalName(name string) string {
+	if c, ok := optionAliases[name]; ok {
+		return c
+	}
+	return name
+}
+
+// isFlag tells whether an option may be given without a value.
+func isFlag(name string) bool {
+	if o, ok := jobOptions[name]; ok {
+		return o.flag
+	}
+	if o, ok := runOptions[name]; ok {
+		return o.flag
+	}
+	return false
+}
+
+// knownOption tells whether name is any option we accept on the command
+// line.
+func knownOption(name string) bool {
+	_, j := jobOptions[name]
+	_, r := runOptions[name]
+	_, c := cliOnly[name]
+	return j || r || c
+}
+
+// ParseArgs parses a fio-style command line: options before the first
+// --name are global, each --name starts a new job that inherits them, and
+// positional arguments are fio job files (read from disk, their jobs run
+// after or beside the command-line jobs, concurrently, as fio does). Options
+// are given as --opt=value, --opt value, or --flag for flags. Unknown or
+// unsupported options are an error naming the option. All errors wrap
+// ErrUsage.
+func ParseArgs(args []string) ([]JobSpec, RunOptions, error) {
+	p := newParser()
+	var files []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			files = append(files, a)
+			continue
+		}
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		name = canonicalName(name)
+		if !knownOption(name) {
+			return nil, RunOptions{}, fmt.Errorf("%w: unknown or unsupported option %q (see --help)", ErrUsage, "--"+name)
+		}
+		if !hasValue {
+			switch {
+			case isFlag(name):
+				value = "1"
+			case i+1 < len(args) && !strings.HasPrefix(args[i+1], "--"):
+				i++
+				value = args[i]
+			default:
+				return nil, RunOptions{}, fmt.Errorf("%w: option --%s needs a value", ErrUsage, name)
+			}
+		}
+		if err := p.set(name, value, true); err != nil {
+			return nil, RunOptions{}, fmt.Errorf("%w: --%s=%s: %w", ErrUsage, name, value, err)
+		}
+	}
+	jobs, err := p.finish("command line")
+	if err != nil {
+		return nil, RunOptions{}, err
+	}
+	for _, f := range files {
+		fh, err := os.Open(f)
+		if err != nil {
+			return nil, RunOptions{}, fmt.Errorf("%w: job file: %w", ErrUsage, err)
+		}
+		fileJobs, fileOpts, err := parseJobFile(fh, f)
+		fh.Close()
+		if err != nil {
+			return nil, RunOptions{}, err
+		}
+		jobs = append(jobs, fileJobs...)
+		p.opts.GroupReporting = p.opts.GroupReporting || fileOpts.GroupReporting
+		if fileOpts.PercentileList != nil && p.opts.PercentileList == nil {
+			p.opts.PercentileList = fileOpts.PercentileList
+		}
+		for k, v := range fileOpts.GlobalOptions {
+			p.opts.GlobalOptions[k] = v
+		}
+	}
+	if len(jobs) == 0 {
+		return nil, RunOptions{}, fmt.Errorf("%w: no job given (use --name=... with options, or a job file)", ErrUsage)
+	}
+	if err := checkUniqueNames(jobs); err != nil {
+		return nil, RunOptions{}, err
+	}
+	p.opts.fillDefaults()
+	return jobs, p.opts, nil
+}
+
+// parser accumulates global options and jobs, for both the command line
+// and job files.
+type parser struct {
+	global JobSpec
+	cur    *JobSpec
+	jobs   []JobSpec
+	opts   RunOptions
+	// lines are the job sections' line numbers (job files only), so that
+	// validation errors can point at file:line.
+	lines []int
+}
+
+func newParser() *parser {
+	return &parser{global: defaultJob(), opts: RunOptions{GlobalOptions: map[string]string{}}}
+}
+
+// set applies one option to the current job (or the global section when no
+// job was started). cli says whether command-line-only options are allowed.
+func (p *parser) set(name, value string, cli bool) error {
+	if o, ok := cliOnly[name]; ok {
+		if !cli {
+			return fmt.Errorf("%s is a command-line option, not a job option", name)
+		}
+		return o.apply(&p.opts, value)
+	}
+	if o, ok := runOptions[name]; ok {
+		p.record(name, value)
+		return o.apply(&p.opts, value)
+	}
+	if name == "name" && cli {
+		p.startJob(value)
+	}
+	o, ok := jobOptions[name]
+	if !ok {
+		return fmt.Errorf("unknown or unsupported option %q", name)
+	}
+	target := &p.global
+	if p.cur != nil {
+		target = p.cur
+	}
+	p.record(name, value)
+	return o.apply(target, value)
+}
+
+// record remembers an option as given, for fio's "job options" and
+// "global options" echo.
+func (p *parser) record(name, value string) {
+	if p.cur != nil {
+		p.cur.Options[name] = value
+	} else {
+		p.opts.GlobalOptions[name] = value
+	}
+}
+
+// startJob closes the current job and starts one inheriting the globals.
+func (p *parser) startJob(name string) {
+	p.closeJob()
+	j := p.global
+	j.Filenames = append([]string(nil), p.global.Filenames...)
+	j.Options = map[string]string{}
+	j.Name = name
+	p.cur = &j
+}
+
+func (p *parser) closeJob() {
+	if p.cur != nil {
+		p.jobs = append(p.jobs, *p.cur)
+		p.cur = nil
+	}
+}
+
+// finish validates the collected jobs; where names the source for errors.
+func (p *parser) finish(where string) ([]JobSpec, error) {
+	p.closeJob()
+	for i := range p.jobs {
+		if err := p.jobs[i].validate(); err != nil {
+			if i < len(p.lines) {
+				where = fmt.Sprintf("%s:%d", where, p.lines[i])
+			}
+			return nil, fmt.Errorf("%w: %s: %w", ErrUsage, where, err)
+		}
+	}
+	return p.jobs, nil
+}
+
+func checkUniqueNames(jobs []JobSpec) error {
+	seen := map[string]bool{}
+	for _, j := range jobs {
+		if seen[j.Name] && len(j.Filenames) == 0 {
+			// Generated file names derive from the job name: two jobs
+			// with one name would share files by accident.
+			return fmt.Errorf("%w: two jobs are named %q and use generated files; give them distinct names", ErrUsage, j.Name)
+		}
+		seen[j.Name] = true
+	}
+	return nil
+}
+
+func (o *RunOptions) fillDefaults() {
+	if o.PercentileList == nil {
+		o.PercentileList = append([]float64(nil), DefaultPercentiles...)
+	}
+	if o.OutputFormat == "" {
+		o.OutputFormat = "normal"
+	}
+	if o.Interval <= 0 {
+		o.Interval = defaultInterval
+	}
+}
+
+// HelpText lists the supported options, for `storagebench engine --help`.
+func HelpText() string {
+	var b strings.Builder
+	b.WriteString(`Usage: storagebench engine [global options] --name=JOB [job options] ... [jobfile ...]
+
+Runs fio-compatible IO jobs with storagebench's engine. The options have fio's
+names and meanings, so the same argument list works for fio; options before the
+first --name are global, each --name starts a job. Job files use fio's ini
+format ([global] and job sections); their jobs run concurrently.
+Sizes take fio's units (4k = 4096; as in fio, kib/mib/gib mean powers of 1000);
+times take us, ms, s, m, h (a bare number is seconds).
+
+Job options:
+`)
+	names := make([]string, 0, len(jobOptions))
+	for n := range jobOptions {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		o := jobOptions[n]
+		arg := "=VALUE"
+		if o.flag {
+			arg = "[=0|1]"
+		}
+		fmt.Fprintf(&b, "  --%-28s %s\n", n+arg, o.help)
+	}
+	b.WriteString("\nReport options:\n")
+	for _, n := range []string{"group_reporting", "percentile_list"} {
+		arg := "=VALUE"
+		if runOptions[n].flag {
+			arg = "[=0|1]"
+		}
+		fmt.Fprintf(&b, "  --%-28s %s\n", n+arg, runOptions[n].help)
+	}
+	fmt.Fprintf(&b, "  --%-28s %s\n", "output-format=FORMAT", cliOnly["output-format"].help)
+	b.WriteString(`
+Aliases: blocksize=bs, readwrite=rw, blocksize_range=bsrange, ba=blockalign,
+nr_files=nrfiles, timeout=runtime.
+
+Exit status: 0 success, 1 the run failed (partial results are still printed),
+3 usage error.
+`)
+	return b.String()
+}

@@ -1,0 +1,148 @@
+package engine
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/storagebench/storagebench/engine/result"
+)
+
+// writeNormal prints a summary in the spirit of fio's normal output: per
+// entry IOPS and bandwidth, latency in a readable unit, clat percentiles,
+// CPU, queue depths, and the backend that ran.
+func writeNormal(w io.Writer, doc *result.Document) error {
+	var b strings.Builder
+	if doc.Storagebench.Partial {
+		fmt.Fprintf(&b, "PARTIAL RESULT: %s\n", doc.Storagebench.Error)
+	}
+	for i, j := range doc.Jobs {
+		var ext result.JobExtension
+		if i < len(doc.Storagebench.Jobs) {
+			ext = doc.Storagebench.Jobs[i]
+		}
+		fmt.Fprintf(&b, "%s: (groupid=%d): err=%2d: backend=%s\n", j.JobName, j.GroupID, j.Error, ext.Backend)
+		if ext.BackendReason != "" {
+			fmt.Fprintf(&b, "  backend: %s\n", ext.BackendReason)
+		}
+		for _, d := range []struct {
+			name string
+			dir  result.Direction
+		}{{"read", j.Read}, {"write", j.Write}} {
+			if d.dir.TotalIOs == 0 {
+				continue
+			}
+			writeDirection(&b, d.name, d.dir)
+		}
+		if j.Sync.TotalIOs > 0 {
+			unit, div := latUnit(j.Sync.LatNs.Max)
+			fmt.Fprintf(&b, "  fsync: ios=%d, lat (%s): min=%s, max=%s, avg=%s\n", j.Sync.TotalIOs, unit,
+				num(float64(j.Sync.LatNs.Min)/div), num(float64(j.Sync.LatNs.Max)/div), num(j.Sync.LatNs.Mean/div))
+		}
+		if ext.RateTargetIOPS > 0 && ext.RateMet != nil {
+			fmt.Fprintf(&b, "  rate: target=%d IOPS, met=%v\n", ext.RateTargetIOPS, *ext.RateMet)
+		}
+		fmt.Fprintf(&b, "  cpu          : usr=%.2f%%, sys=%.2f%%, ctx=%d, majf=%d, minf=%d\n", j.UsrCPU, j.SysCPU, j.Ctx, j.MajF, j.MinF)
+		fmt.Fprintf(&b, "  IO depths    : %s\n", depthLine(j.IODepth))
+		fmt.Fprintf(&b, "  run          : %d msec\n", max(j.Read.Runtime, j.Write.Runtime))
+	}
+	env := doc.Storagebench.Environment
+	fmt.Fprintf(&b, "\nenvironment: kernel %s, %d CPUs, %s memory, fs %s, O_DIRECT alignment %d; %s\n",
+		env.Kernel, env.CPUs, bytesIEC(float64(env.MemoryBytes)), env.FilesystemType, env.DirectIOAlignmentBytes, doc.Storagebench.EngineVersion)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeDirection(b *strings.Builder, name string, d result.Direction) {
+	fmt.Fprintf(b, "  %s: IOPS=%s, BW=%s/s (%s/s)(%s/%dmsec)\n", name, countSI(d.IOPS), bytesIEC(float64(d.BwBytes)),
+		bytesSI(float64(d.BwBytes)), bytesIEC(float64(d.IOBytes)), d.Runtime)
+	for _, l := range []struct {
+		name string
+		s    result.LatencyStats
+	}{{"clat", d.ClatNs}, {" lat", d.LatNs}} {
+		unit, div := latUnit(l.s.Max)
+		fmt.Fprintf(b, "    %s (%s): min=%s, max=%s, avg=%s, stdev=%s\n", l.name, unit,
+			num(float64(l.s.Min)/div), num(float64(l.s.Max)/div), num(l.s.Mean/div), num(l.s.Stddev/div))
+	}
+	if len(d.ClatNs.Percentile) > 0 {
+		unit, div := latUnit(d.ClatNs.Max)
+		fmt.Fprintf(b, "    clat percentiles (%s):\n", unit)
+		keys := make([]string, 0, len(d.ClatNs.Percentile))
+		for k := range d.ClatNs.Percentile {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(i, j int) bool { return parseF(keys[i]) < parseF(keys[j]) })
+		for i := 0; i < len(keys); i += 4 {
+			var parts []string
+			for _, k := range keys[i:min(i+4, len(keys))] {
+				parts = append(parts, fmt.Sprintf("%6.2fth=[%6s]", parseF(k), num(float64(d.ClatNs.Percentile[k])/div)))
+			}
+			fmt.Fprintf(b, "     | %s\n", strings.Join(parts, ", "))
+		}
+	}
+	if d.IOPSSamples > 0 {
+		fmt.Fprintf(b, "   bw (  KiB/s): min=%d, max=%d, avg=%.2f, stdev=%.2f, samples=%d\n", d.BwMin, d.BwMax, d.BwMean, d.BwDev, d.BwSamples)
+		fmt.Fprintf(b, "   iops        : min=%d, max=%d, avg=%.2f, stdev=%.2f, samples=%d\n", d.IOPSMin, d.IOPSMax, d.IOPSMean, d.IOPSStddev, d.IOPSSamples)
+	}
+}
+
+func parseF(s string) float64 { f, _ := strconv.ParseFloat(s, 64); return f }
+
+// latUnit picks fio's display unit for a latency range by its maximum.
+func latUnit(maxNs int64) (string, float64) {
+	switch {
+	case maxNs >= 10_000_000:
+		return "msec", 1e6
+	case maxNs >= 10_000:
+		return "usec", 1e3
+	}
+	return "nsec", 1
+}
+
+func num(v float64) string {
+	if v == math.Trunc(v) || v >= 1000 {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64)
+}
+
+func countSI(v float64) string {
+	switch {
+	case v >= 1e6:
+		return fmt.Sprintf("%.2fM", v/1e6)
+	case v >= 1e4:
+		return fmt.Sprintf("%.1fk", v/1e3)
+	}
+	return fmt.Sprintf("%.0f", v)
+}
+
+func bytesIEC(v float64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
+	i := 0
+	for v >= 1024 && i < len(units)-1 {
+		v /= 1024
+		i++
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64) + units[i]
+}
+
+func bytesSI(v float64) string {
+	units := []string{"B", "kB", "MB", "GB", "TB"}
+	i := 0
+	for v >= 1000 && i < len(units)-1 {
+		v /= 1000
+		i++
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64) + units[i]
+}
+
+func depthLine(m map[string]float64) string {
+	var parts []string
+	for _, k := range []string{"1", "2", "4", "8", "16", "32", ">=64"} {
+		parts = append(parts, fmt.Sprintf("%s=%.1f%%", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,163 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/storagebench/storagebench/engine/result"
+)
+
+// defaultInterval is the time-series interval when RunOptions leaves it 0.
+const defaultInterval = time.Second
+
+// jobRun is one job's workers and how its backend was chosen.
+type jobRun struct {
+	spec    *JobSpec
+	kind    string
+	reason  string
+	workers []*worker // clone-major: clone c's lanes are workers[c*lanes:(c+1)*lanes]
+	lanes   int
+}
+
+// Run executes all jobs concurrently (each clone on its own locked OS
+// thread, all starting at the same instant) and returns fio's document with
+// the storagebench extension. It lays the data sets out first when Prepare
+// has not. If the run fails or ctx is cancelled after IO started, it returns
+// the document of what ran, marked Partial with the error, together with the
+// error; if nothing ran, it returns only the error. Errors from bad jobs
+// wrap ErrUsage.
+func Run(ctx context.Context, jobs []JobSpec, opts RunOptions) (*result.Document, error) {
+	opts.fillDefaults()
+	if len(jobs) == 0 {
+		return nil, fmt.Errorf("%w: no jobs", ErrUsage)
+	}
+	targets, err := prepare(ctx, jobs)
+	if err != nil {
+		return nil, err
+	}
+	runs, err := planWorkers(jobs)
+	if err != nil {
+		return nil, err
+	}
+	var all []*worker
+	for _, r := range runs {
+		all = append(all, r.workers...)
+	}
+	// Every worker thread gets its own P, so a worker returning from a
+	// blocking system call never waits for another to release one: the
+	// threads then behave like fio's, scheduled by the kernel alone.
+	if prev := runtime.GOMAXPROCS(0); prev < len(all)+1 {
+		runtime.GOMAXPROCS(len(all) + 1)
+		defer runtime.GOMAXPROCS(prev)
+	}
+
+	var stop atomic.Bool
+	sched := &runSchedule{stop: &stop, interval: int64(opts.Interval)}
+	ready := make(chan error, len(all))
+	begin := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(len(all))
+	for _, w := range all {
+		w.start(ready, begin, sched, wg.Done)
+	}
+	var setupErr error
+	for range all {
+		if err := <-ready; err != nil && setupErr == nil {
+			setupErr = err
+		}
+	}
+	if setupErr != nil {
+		stop.Store(true)
+		close(begin)
+		wg.Wait()
+		return nil, setupErr
+	}
+	finished := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			stop.Store(true)
+		case <-finished:
+		}
+	}()
+	startWall := time.Now()
+	sched.start = nanotime()
+	close(begin)
+	wg.Wait()
+	close(finished)
+
+	doc := buildDocument(runs, opts, startWall, targets)
+	var runErr error
+	for _, w := range all {
+		if w.err != nil {
+			runErr = w.err
+			break
+		}
+	}
+	if runErr == nil && ctx.Err() != nil {
+		runErr = fmt.Errorf("run stopped early: %w", context.Cause(ctx))
+	}
+	if runErr != nil {
+		ran := false
+		for _, w := range all {
+			ran = ran || w.ran
+		}
+		if !ran {
+			return nil, runErr
+		}
+		doc.Storagebench.Partial = true
+		doc.Storagebench.Error = runErr.Error()
+		var ioErr *IOError
+		if errors.As(runErr, &ioErr) {
+			for i := range doc.Jobs {
+				if doc.Jobs[i].JobName == ioErr.Job || opts.GroupReporting {
+					doc.Jobs[i].Error = int(ioErr.Errno)
+				}
+			}
+		}
+		return doc, runErr
+	}
+	return doc, nil
+}
+
+// planWorkers chooses each job's backend and creates its workers.
+func planWorkers(jobs []JobSpec) ([]*jobRun, error) {
+	var runs []*jobRun
+	for ji := range jobs {
+		j := &jobs[ji]
+		choice := chooseBackend(j.IOEngine)
+		r := &jobRun{spec: j, kind: choice.name, reason: choice.reason, lanes: 1}
+		depth := j.IODepth
+		if choice.name == EnginePsync && j.IODepth > 1 {
+			if j.IOEngine == EngineAuto {
+				// Falling back must not silently change the workload:
+				// keep the queue depth with one locked thread per slot.
+				r.lanes, depth = j.IODepth, 1
+				r.reason += fmt.Sprintf("; iodepth=%d kept with %d locked threads per clone, one blocking IO each", j.IODepth, j.IODepth)
+			} else {
+				// fio's psync does one IO at a time whatever iodepth says.
+				depth = 1
+				r.reason += fmt.Sprintf("; psync does one IO at a time, as in fio (iodepth=%d ignored)", j.IODepth)
+			}
+		}
+		for c := 0; c < j.NumJobs; c++ {
+			files, err := j.resolveFiles(c)
+			if err != nil {
+				return nil, fmt.Errorf("job %q: %w", j.Name, err)
+			}
+			for lane := 0; lane < r.lanes; lane++ {
+				r.workers = append(r.workers, &worker{
+					job: j, jobID: ji, clone: c, lane: lane, lanes: r.lanes, depth: depth,
+					files: files, kind: r.kind,
+				})
+			}
+		}
+		runs = append(runs, r)
+	}
+	return runs, nil
+}

@@ -1,0 +1,237 @@
+// Package engine is storagebench's IO engine: a fio-compatible workload
+// model (options, job files), io_uring / libaio / psync backends driven by
+// one locked OS thread per job, exact mergeable latency histograms, pacing
+// without coordinated omission, and fio's JSON layout with a storagebench
+// extension (see engine/result).
+//
+// Client pods and the local runner use it as a library: Prepare lays the
+// data set out (so that "ready" means ready), then Run executes one matrix
+// cell at a time. The `storagebench engine` command is a thin wrapper.
+package engine
+
+import (
+	"fmt"
+	"time"
+)
+
+// Access patterns, with fio's names.
+const (
+	RWRead      = "read"
+	RWWrite     = "write"
+	RWRandRead  = "randread"
+	RWRandWrite = "randwrite"
+	RWMixed     = "rw" // sequential mix; fio also calls it "readwrite"
+	RWRandMixed = "randrw"
+)
+
+// Backend names accepted by --ioengine.
+const (
+	EngineAuto    = "auto"
+	EngineIOUring = "io_uring"
+	EngineLibaio  = "libaio"
+	EnginePsync   = "psync"
+)
+
+// Fill policies for the data set (--fill).
+const (
+	// FillIfMissing lays files out unless a complete (non-sparse) file of
+	// at least the needed size already exists.
+	FillIfMissing = "ifmissing"
+	// FillAlways rewrites the data set before the run.
+	FillAlways = "always"
+	// FillNever refuses to create or extend files: they must exist.
+	FillNever = "never"
+)
+
+// DefaultPercentiles is fio's default percentile list.
+var DefaultPercentiles = []float64{1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99}
+
+// fioDefaultSeed is fio's default random seed (randseed), used while
+// randrepeat is on so that runs repeat the same offsets.
+const fioDefaultSeed = 0x89
+
+// JobSpec is one fully resolved job section: fio's options after global
+// inheritance and defaults. NumJobs clones of it run, each on its own
+// worker thread.
+type JobSpec struct {
+	// Name is the job's name (--name, or the job file's section).
+	Name string
+	// Filenames are explicit files or block devices (--filename, fio's
+	// colon-separated list). All NumJobs clones share them. When empty,
+	// each clone uses NrFiles files named "<name>.<clone>.<n>" in Directory.
+	Filenames []string
+	// Directory is where generated files live, and the prefix of relative
+	// Filenames (fio's behaviour).
+	Directory string
+	// NrFiles is the number of generated files per clone (default 1).
+	NrFiles int
+	// Size is the bytes of IO region per clone, split evenly over its
+	// files; 0 means the size of the existing file or device.
+	Size int64
+	// Offset is where the IO region starts in every file.
+	Offset int64
+	// RW is fio's access pattern: read, write, randread, randwrite, rw
+	// (readwrite) or randrw.
+	RW string
+	// RWMixRead is the percentage of reads in rw/randrw (default 50).
+	RWMixRead int
+	// BlockSize is the fixed block size; when BSMin < BSMax the size of
+	// each IO is drawn from [BSMin, BSMax] (--bsrange) in multiples of
+	// BSMin's alignment, and BlockSize equals BSMin.
+	BlockSize, BSMin, BSMax int64
+	// BlockAlign aligns random offsets (default: BSMin).
+	BlockAlign int64
+	// IODepth is the number of IOs kept in flight per clone.
+	IODepth int
+	// NumJobs is the number of clones.
+	NumJobs int
+	// Runtime bounds the measured phase (after Ramp); 0 = until Size bytes
+	// are done. With TimeBased the job runs for Runtime regardless of Size.
+	Runtime, Ramp time.Duration
+	// TimeBased repeats the workload until Runtime passes.
+	TimeBased bool
+	// Direct opens files with O_DIRECT.
+	Direct bool
+	// Sync opens files with O_SYNC (fio's sync=1 / sync=sync); DSync with
+	// O_DSYNC (sync=dsync). Both make every write durable before it
+	// completes.
+	Sync, DSync bool
+	// Fsync issues an fsync after every Fsync writes (0 = never).
+	Fsync int
+	// RateIOPS caps each clone at this many IOs per second on an absolute
+	// schedule (0 = unpaced).
+	RateIOPS int
+	// IOEngine is auto, io_uring, libaio or psync.
+	IOEngine string
+	// RandRepeat seeds the generator with RandSeed so runs repeat the same
+	// offsets (fio's default); off seeds it from the clock.
+	RandRepeat bool
+	// RandSeed is the base seed; each clone derives its own from it.
+	RandSeed uint64
+	// ZeroBuffers writes zeros instead of scrambled random data.
+	ZeroBuffers bool
+	// Fill is the data set policy: ifmissing, always or never.
+	Fill string
+	// Options are the options given for this job (not inherited from the
+	// global section), echoed as fio's "job options".
+	Options map[string]string
+}
+
+// RunOptions are the settings of a whole run rather than of one job.
+type RunOptions struct {
+	// GroupReporting merges all jobs and clones into one reported entry
+	// (exactly, by histogram merge), as fio's group_reporting does for a
+	// group.
+	GroupReporting bool
+	// PercentileList are the percentiles reported (default fio's list).
+	PercentileList []float64
+	// OutputFormat is normal, json or json+.
+	OutputFormat string
+	// Interval is the time-series interval (default 1 s).
+	Interval time.Duration
+	// GlobalOptions are the global options given, echoed as fio's
+	// "global options".
+	GlobalOptions map[string]string
+}
+
+// defaultJob is fio's defaults plus ours (ioengine auto, fill ifmissing).
+func defaultJob() JobSpec {
+	return JobSpec{
+		NrFiles:    1,
+		RW:         RWRead,
+		RWMixRead:  50,
+		BlockSize:  4096,
+		BSMin:      4096,
+		BSMax:      4096,
+		IODepth:    1,
+		NumJobs:    1,
+		IOEngine:   EngineAuto,
+		RandRepeat: true,
+		RandSeed:   fioDefaultSeed,
+		Fill:       FillIfMissing,
+	}
+}
+
+// isRandom reports whether offsets are random.
+func (j *JobSpec) isRandom() bool {
+	return j.RW == RWRandRead || j.RW == RWRandWrite || j.RW == RWRandMixed
+}
+
+// readPercent is the share of reads: 100 for read jobs, 0 for write jobs.
+func (j *JobSpec) readPercent() int {
+	switch j.RW {
+	case RWRead, RWRandRead:
+		return 100
+	case RWWrite, RWRandWrite:
+		return 0
+	}
+	return j.RWMixRead
+}
+
+// validate checks a resolved job for values no option parser can catch
+// alone (combinations). Errors name the job and the option.
+func (j *JobSpec) validate() error {
+	bad := func(opt, format string, a ...any) error {
+		return fmt.Errorf("job %q: %s: %s", j.Name, opt, fmt.Sprintf(format, a...))
+	}
+	switch {
+	case j.Name == "":
+		return fmt.Errorf("a job has no name (give --name before its options)")
+	case j.BSMin <= 0 || j.BSMax < j.BSMin:
+		return bad("bs", "block size must be positive (bsrange min <= max)")
+	case j.BSMax > 1<<30:
+		return bad("bs", "block size %d is larger than 1 GiB", j.BSMax)
+	case j.BlockAlign < 0:
+		return bad("blockalign", "must not be negative")
+	case j.IODepth < 1 || j.IODepth > 4096:
+		return bad("iodepth", "%d is outside 1..4096", j.IODepth)
+	case j.NumJobs < 1 || j.NumJobs > 1024:
+		return bad("numjobs", "%d is outside 1..1024", j.NumJobs)
+	case j.NrFiles < 1 || j.NrFiles > 65536:
+		return bad("nrfiles", "%d is outside 1..65536", j.NrFiles)
+	case j.RWMixRead < 0 || j.RWMixRead > 100:
+		return bad("rwmixread", "%d is outside 0..100", j.RWMixRead)
+	case j.Size < 0 || j.Offset < 0:
+		return bad("size/offset", "must not be negative")
+	case j.Runtime < 0 || j.Ramp < 0:
+		return bad("runtime/ramp_time", "must not be negative")
+	case j.TimeBased && j.Runtime == 0:
+		return bad("time_based", "needs a runtime")
+	case j.Fsync < 0:
+		return bad("fsync", "must not be negative")
+	case j.RateIOPS < 0:
+		return bad("rate_iops", "must not be negative")
+	case j.Sync && j.DSync:
+		return bad("sync", "sync and dsync are exclusive")
+	}
+	switch j.RW {
+	case RWRead, RWWrite, RWRandRead, RWRandWrite, RWMixed, RWRandMixed:
+	default:
+		return bad("rw", "unknown pattern %q", j.RW)
+	}
+	switch j.IOEngine {
+	case EngineAuto, EngineIOUring, EngineLibaio, EnginePsync:
+	default:
+		return bad("ioengine", "unsupported engine %q (supported: auto, io_uring, libaio, psync)", j.IOEngine)
+	}
+	switch j.Fill {
+	case FillIfMissing, FillAlways, FillNever:
+	default:
+		return bad("fill", "unknown policy %q (ifmissing, always, never)", j.Fill)
+	}
+	if len(j.Filenames) == 0 && j.Size == 0 {
+		return bad("size", "needed when no existing --filename is given")
+	}
+	if j.Size > 0 && j.Size/int64(j.fileCount()) < j.BSMax {
+		return bad("size", "%d bytes over %d file(s) leaves less than one block (%d bytes) per file", j.Size, j.fileCount(), j.BSMax)
+	}
+	return nil
+}
+
+// fileCount is the number of files each clone spreads its IO over.
+func (j *JobSpec) fileCount() int {
+	if len(j.Filenames) > 0 {
+		return len(j.Filenames)
+	}
+	return j.NrFiles
+}

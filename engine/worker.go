@@ -1,0 +1,414 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// maxWait bounds every blocking wait so that a cancelled run is noticed
+// promptly even while IOs hang.
+const maxWait = 100 * time.Millisecond
+
+// slot is one IO buffer with the IO using it.
+type slot struct {
+	buf      []byte
+	off      int64
+	issue    int64 // nanotime handed to the kernel
+	intended int64 // nanotime it was due (pacing), else issue
+	size     int32
+	op       uint8
+	file     int32
+}
+
+// worker runs one clone of a job (or, for psync emulating a queue depth,
+// one lane of a clone) on its own locked OS thread. It owns every piece of
+// state it touches while running: nothing on the IO path is shared.
+type worker struct {
+	job   *JobSpec
+	jobID int
+	clone int
+	lane  int
+	lanes int
+	depth int
+
+	files    []fileSpec
+	fds      []int
+	seqPos   [2][]int64 // next sequential offset per direction and file
+	nextFile int
+
+	kind     string
+	features string
+	be       backend
+	arena    *arena
+	slots    []slot
+	free     []int32
+	batch    []int32
+	comps    []completion
+	rng      rng
+	sizeStep int64
+	align    int64
+
+	limitBytes  int64 // bytes to issue in the measured phase; 0 = no limit
+	issuedBytes int64
+	writes      int // since the last fsync
+
+	stats workerStats
+	err   error
+	ran   bool // IO was issued
+}
+
+// setup opens files, maps buffers and creates the backend. It runs on the
+// worker's locked thread.
+func (w *worker) setup() error {
+	j := w.job
+	flags := unix.O_CLOEXEC
+	if j.readPercent() == 100 {
+		flags |= unix.O_RDONLY
+	} else {
+		flags |= unix.O_RDWR
+	}
+	if j.Direct {
+		flags |= unix.O_DIRECT
+	}
+	if j.Sync {
+		flags |= unix.O_SYNC
+	}
+	if j.DSync {
+		flags |= unix.O_DSYNC
+	}
+	for _, f := range w.files {
+		fd, err := unix.Open(f.path, flags, 0)
+		if err != nil {
+			return fmt.Errorf("job %q: opening %s: %w", j.Name, f.path, err)
+		}
+		w.fds = append(w.fds, fd)
+	}
+	for d := range w.seqPos {
+		w.seqPos[d] = make([]int64, len(w.files))
+		for i, f := range w.files {
+			// Lanes split a sequential region into equal streams.
+			start := f.length / int64(w.lanes) * int64(w.lane)
+			w.seqPos[d][i] = f.base + start - start%j.BSMin
+		}
+	}
+	var err error
+	if w.arena, err = newArena(w.depth, j.BSMax); err != nil {
+		return fmt.Errorf("job %q: %w", j.Name, err)
+	}
+	seed := j.RandSeed
+	if !j.RandRepeat {
+		seed = uint64(time.Now().UnixNano())
+	}
+	w.rng = newRNG(seed ^ uint64(w.jobID)<<48 ^ uint64(w.clone)<<32 ^ uint64(w.lane)<<16)
+	w.slots = make([]slot, w.depth)
+	for i := range w.slots {
+		w.slots[i].buf = w.arena.slot(i)[:j.BSMax]
+		if !j.ZeroBuffers {
+			w.rng.fill(w.slots[i].buf)
+		}
+		w.free = append(w.free, int32(i))
+	}
+	w.batch = make([]int32, 0, w.depth)
+	w.comps = make([]completion, 0, 2*w.depth)
+	w.sizeStep = j.sizeStep()
+	w.align = j.offsetAlign()
+	be, features, err := openBackend(w.kind, w.depth, w.fds, w.arena.mem)
+	if err != nil {
+		return fmt.Errorf("job %q: %s backend: %w", j.Name, w.kind, err)
+	}
+	w.be, w.features = be, features
+	if !j.TimeBased && j.Size > 0 {
+		w.limitBytes = j.Size / int64(w.lanes)
+	} else if !j.TimeBased {
+		for _, f := range w.files {
+			w.limitBytes += f.length
+		}
+		w.limitBytes /= int64(w.lanes)
+	}
+	return nil
+}
+
+// close releases everything setup acquired.
+func (w *worker) close() {
+	if w.be != nil {
+		w.be.close()
+	}
+	for _, fd := range w.fds {
+		unix.Close(fd)
+	}
+	w.arena.close()
+}
+
+// runSchedule is the shared timing of all workers of a run.
+type runSchedule struct {
+	start    int64 // nanotime all workers start at
+	interval int64 // time-series interval, ns
+	stop     *atomic.Bool
+}
+
+// run is the IO loop. Each iteration issues what it may (all free slots, or
+// what the pacer says is due), then submits and waits in one backend call,
+// then accounts the completions with one timestamp per batch, as fio does.
+func (w *worker) run(s runSchedule) {
+	j := w.job
+	start := s.start
+	rampEnd := start + int64(j.Ramp)
+	end := int64(math.MaxInt64)
+	if j.Runtime > 0 {
+		end = rampEnd + int64(j.Runtime)
+	}
+	interval := s.interval
+	var pace *pacer
+	if j.RateIOPS > 0 {
+		pace = newPacer(j.RateIOPS, w.lane, w.lanes, start)
+	}
+	measuring := false
+	var nextBoundary int64
+	beginMeasure := func(at int64) {
+		measuring = true
+		w.stats.begin(at)
+		nextBoundary = at + interval
+		w.issuedBytes = 0
+		if pace != nil {
+			pace.restart(at)
+		}
+	}
+	if j.Ramp == 0 {
+		beginMeasure(start)
+	}
+	inflight := 0
+	for {
+		now := nanotime()
+		if !measuring && now >= rampEnd {
+			beginMeasure(rampEnd)
+		}
+		stopping := w.err != nil || now >= end || s.stop.Load() ||
+			(measuring && w.limitBytes > 0 && w.issuedBytes >= w.limitBytes)
+		if stopping && inflight == 0 {
+			break
+		}
+		if !stopping && len(w.free) > 0 {
+			n := len(w.free)
+			if pace != nil {
+				n = min(n, pace.due(now))
+			}
+			w.batch = w.batch[:0]
+			for ; n > 0; n-- {
+				if !w.prepOne(now, pace) {
+					break
+				}
+			}
+			if len(w.batch) > 0 {
+				w.ran = true
+				inflight += len(w.batch)
+				if measuring {
+					w.stats.depth[depthBucket(inflight)] += int64(len(w.batch))
+				}
+				// One timestamp for the batch, right before the
+				// system call that submits it.
+				ts := nanotime()
+				for _, i := range w.batch {
+					w.slots[i].issue = ts
+					if pace == nil {
+						w.slots[i].intended = ts
+					}
+				}
+			}
+		}
+		// How long may we block? Until the next due IO, the end of the
+		// ramp or run, the interval boundary, and never more than maxWait.
+		wait := int64(maxWait)
+		if pace != nil && len(w.free) > 0 && !stopping {
+			wait = min(wait, pace.nextDue()-now)
+		}
+		if !measuring {
+			wait = min(wait, rampEnd-now)
+		} else {
+			wait = min(wait, nextBoundary-now)
+		}
+		if !stopping {
+			wait = min(wait, end-now)
+		}
+		minComplete := 0
+		if wait > 0 && (inflight > 0 || pace != nil) {
+			minComplete = 1
+		}
+		var err error
+		w.comps, err = w.be.submitWait(minComplete, time.Duration(max(wait, 1)), w.comps[:0])
+		if err != nil {
+			w.fail(fmt.Errorf("job %q: %w", j.Name, err))
+			break // the backend is unusable; close cancels what is in flight
+		}
+		if len(w.comps) > 0 {
+			tc := nanotime()
+			inflight -= len(w.comps)
+			w.complete(tc, measuring)
+		}
+		if measuring {
+			if t := nanotime(); t >= nextBoundary {
+				for t >= nextBoundary {
+					w.stats.closeInterval(nextBoundary - w.stats.start)
+					nextBoundary += interval
+				}
+			}
+		}
+	}
+	if !measuring {
+		// Stopped during the ramp: nothing was measured.
+		w.stats.begin(nanotime())
+	}
+	w.stats.finish(nanotime())
+}
+
+// prepOne prepares the next IO into a free slot. It returns false when the
+// byte limit is reached.
+func (w *worker) prepOne(now int64, pace *pacer) bool {
+	j := w.job
+	if w.limitBytes > 0 && w.issuedBytes >= w.limitBytes {
+		return false
+	}
+	si := w.free[len(w.free)-1]
+	w.free = w.free[:len(w.free)-1]
+	s := &w.slots[si]
+	w.batch = append(w.batch, si)
+	if pace != nil {
+		s.intended = pace.next()
+	}
+	fi := w.nextFile
+	if w.nextFile++; w.nextFile == len(w.files) {
+		w.nextFile = 0
+	}
+	s.file = int32(fi)
+	if j.Fsync > 0 && w.writes >= j.Fsync {
+		w.writes = 0
+		s.op, s.size, s.off = opFsync, 0, 0
+		w.be.prepFsync(fi, int(si))
+		return true
+	}
+	op := opRead
+	if rp := j.readPercent(); rp < 100 && (rp == 0 || int(w.rng.below(100)) >= rp) {
+		op = opWrite
+	}
+	size := j.BSMin
+	if j.BSMax != j.BSMin {
+		size += int64(w.rng.below(uint64((j.BSMax-j.BSMin)/w.sizeStep+1))) * w.sizeStep
+	}
+	f := &w.files[fi]
+	var off int64
+	if j.isRandom() {
+		off = f.base + int64(w.rng.below(uint64((f.length-size)/w.align+1)))*w.align
+	} else {
+		pos := &w.seqPos[op][fi]
+		if *pos+size > f.base+f.length {
+			*pos = f.base
+		}
+		off = *pos
+		*pos += size
+	}
+	s.op, s.size, s.off = op, int32(size), off
+	buf := s.buf[:size]
+	w.issuedBytes += size
+	if op == opWrite {
+		w.writes++
+		if !j.ZeroBuffers {
+			scramble(buf, off, now)
+		}
+		w.be.prepWrite(fi, buf, off, int(si))
+	} else {
+		w.be.prepRead(fi, buf, off, int(si))
+	}
+	return true
+}
+
+// complete accounts the completions in w.comps, all stamped tc.
+func (w *worker) complete(tc int64, measuring bool) {
+	st := &w.stats
+	for _, c := range w.comps {
+		s := &w.slots[c.slot]
+		w.free = append(w.free, c.slot)
+		if c.res < 0 {
+			w.fail(ioError(w.job, &w.files[s.file], s, unix.Errno(-c.res)))
+			continue
+		}
+		if !measuring {
+			continue
+		}
+		if s.op == opFsync {
+			st.sync.Record(tc - s.issue)
+			continue
+		}
+		d := &st.dir[s.op]
+		d.clat.Record(tc - s.issue)
+		lat := tc - s.intended
+		d.lat.Record(lat)
+		st.interval.Record(lat)
+		d.ios++
+		d.bytes += int64(c.res)
+		st.cur.ios[s.op]++
+		st.cur.bytes[s.op] += int64(c.res)
+		if c.res < s.size {
+			d.short++
+		}
+	}
+}
+
+// fail records the first error; the loop then stops issuing and drains.
+func (w *worker) fail(err error) {
+	if w.err == nil {
+		w.err = err
+	}
+}
+
+// ioError names the file, operation and cause of a failed IO.
+func ioError(j *JobSpec, f *fileSpec, s *slot, errno unix.Errno) error {
+	op := map[uint8]string{opRead: "read", opWrite: "write", opFsync: "fsync"}[s.op]
+	return &IOError{Job: j.Name, Path: f.path, Op: op, Offset: s.off, Size: int64(s.size), Errno: errno}
+}
+
+// IOError is an IO that failed during a run (EIO, ENOSPC, ...).
+type IOError struct {
+	Job, Path, Op string
+	Offset, Size  int64
+	Errno         unix.Errno
+}
+
+func (e *IOError) Error() string {
+	if e.Op == "fsync" {
+		return fmt.Sprintf("job %q: fsync of %s failed: %v", e.Job, e.Path, e.Errno)
+	}
+	return fmt.Sprintf("job %q: %s of %d bytes at offset %d of %s failed: %v", e.Job, e.Op, e.Size, e.Offset, e.Path, e.Errno)
+}
+
+// Unwrap exposes the errno, so errors.Is(err, unix.ENOSPC) works.
+func (e *IOError) Unwrap() error { return e.Errno }
+
+// start runs the worker on a new locked OS thread: setup, then ready is
+// signalled with the setup error, then it waits for go (closed by Run) and
+// runs with the schedule Run published, then done.
+func (w *worker) start(ready chan<- error, begin <-chan struct{}, sched *runSchedule, done func()) {
+	go func() {
+		defer done()
+		// The thread stays locked until the goroutine ends, and then
+		// exits with it: no other goroutine inherits its state.
+		runtime.LockOSThread()
+		// Timer slack of 1 ns lets the pacer's short sleeps end on time
+		// (the default 50 µs slack would skew a fast schedule).
+		_ = unix.Prctl(unix.PR_SET_TIMERSLACK, 1, 0, 0, 0)
+		err := w.setup()
+		ready <- err
+		defer w.close()
+		if err != nil {
+			return
+		}
+		<-begin
+		if sched.stop.Load() && sched.start == 0 {
+			return // aborted before starting
+		}
+		w.run(*sched)
+	}()
+}
