@@ -1,0 +1,333 @@
+package v1alpha1_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	storagebenchv1alpha1 "github.com/storagebench/storagebench/api/v1alpha1"
+	"github.com/storagebench/storagebench/internal/testenv"
+)
+
+// These tests run the generated CRD in a real kube-apiserver, so they check
+// the markers and CEL rules exactly as users meet them at admission.
+
+var env *testenv.Env
+
+func TestMain(m *testing.M) {
+	var err error
+	env, err = testenv.Start()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	if err := env.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "stopping envtest:", err)
+	}
+	os.Exit(code)
+}
+
+const validBenchmark = `
+apiVersion: storagebench.io/v1alpha1
+kind: StorageBenchmark
+metadata:
+  namespace: default
+spec:
+  targets:
+    - name: fast
+      storageClassName: fast
+      size: 10Gi
+    - name: slow
+      storageClassName: slow
+      size: 10Gi
+  baseline: slow
+  clients:
+    count: 2
+  workloads:
+    - name: rand
+      blockSizes: [4Ki]
+      readPercents: [100, 0]
+      queueDepths: [16]
+  thresholds:
+    - workload: rand
+      minIOPS: 1000
+`
+
+func newBenchmark(t *testing.T, name string) *unstructured.Unstructured {
+	t.Helper()
+	u := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal([]byte(validBenchmark), &u.Object); err != nil {
+		t.Fatal(err)
+	}
+	u.SetName(name)
+	return u
+}
+
+// set replaces the value at a dotted path such as "spec.targets[0].size";
+// a nil value removes the field.
+func set(t *testing.T, obj map[string]any, path string, value any) {
+	t.Helper()
+	parts := strings.Split(path, ".")
+	var cur any = obj
+	for i, part := range parts {
+		name, index := part, -1
+		if open := strings.Index(part, "["); open >= 0 {
+			name = part[:open]
+			n, err := strconv.Atoi(strings.TrimSuffix(part[open+1:], "]"))
+			if err != nil {
+				t.Fatalf("bad path %q", path)
+			}
+			index = n
+		}
+		m := cur.(map[string]any)
+		last := i == len(parts)-1
+		if index < 0 {
+			if last {
+				if value == nil {
+					delete(m, name)
+				} else {
+					m[name] = value
+				}
+				return
+			}
+			if _, ok := m[name]; !ok {
+				m[name] = map[string]any{}
+			}
+			cur = m[name]
+			continue
+		}
+		list := m[name].([]any)
+		if last {
+			list[index] = value
+			return
+		}
+		cur = list[index]
+	}
+}
+
+func TestAdmissionRejectsInvalidSpecsNamingTheFieldAndCause(t *testing.T) {
+	cases := []struct {
+		name      string
+		mutate    func(t *testing.T, obj map[string]any)
+		wantField string
+		wantText  string
+	}{
+		{"no targets", func(t *testing.T, o map[string]any) {
+			set(t, o, "spec.targets", []any{})
+			set(t, o, "spec.baseline", nil)
+		},
+			"spec.targets", "should have at least 1 items"},
+		{"duplicate target names", func(t *testing.T, o map[string]any) { set(t, o, "spec.targets[1].name", "fast") },
+			"spec.targets[1]", "Duplicate value"},
+		{"target with storageClassName and existingClaimName", func(t *testing.T, o map[string]any) {
+			set(t, o, "spec.targets[0].existingClaimName", "data")
+		}, "spec.targets[0]", "a target needs exactly one of storageClassName or existingClaimName"},
+		{"target with neither storageClassName nor existingClaimName", func(t *testing.T, o map[string]any) {
+			set(t, o, "spec.targets[0].storageClassName", nil)
+			set(t, o, "spec.targets[0].size", nil)
+		}, "spec.targets[0]", "a target needs exactly one of storageClassName or existingClaimName"},
+		{"storage class target without size", func(t *testing.T, o map[string]any) { set(t, o, "spec.targets[0].size", nil) },
+			"spec.targets[0].size", "size is required with storageClassName"},
+		{"existing claim with a size", func(t *testing.T, o map[string]any) {
+			set(t, o, "spec.targets[0].storageClassName", nil)
+			set(t, o, "spec.targets[0].existingClaimName", "data")
+			set(t, o, "spec.targets[0].accessMode", "ReadWriteMany")
+		}, "spec.targets[0].size", "size only applies to storageClassName targets"},
+		{"target name not a DNS label", func(t *testing.T, o map[string]any) { set(t, o, "spec.targets[0].name", "Fast_SSD") },
+			"spec.targets[0].name", "should match"},
+		{"baseline not among targets", func(t *testing.T, o map[string]any) { set(t, o, "spec.baseline", "medium") },
+			"spec.baseline", "baseline must name one of spec.targets"},
+		{"read percent above 100", func(t *testing.T, o map[string]any) { set(t, o, "spec.workloads[0].readPercents", []any{101}) },
+			"spec.workloads[0].readPercents[0]", "should be less than or equal to 100"},
+		{"read percent below 0", func(t *testing.T, o map[string]any) { set(t, o, "spec.workloads[0].readPercents", []any{-5}) },
+			"spec.workloads[0].readPercents[0]", "should be greater than or equal to 0"},
+		{"block size not a multiple of 512 (4k is 4000 bytes)", func(t *testing.T, o map[string]any) {
+			set(t, o, "spec.workloads[0].blockSizes", []any{"4k"})
+		}, "spec.workloads[0].blockSizes[0]", "must be a multiple of 512 bytes between 512 and 64Mi"},
+		{"block size below 512", func(t *testing.T, o map[string]any) { set(t, o, "spec.workloads[0].blockSizes", []any{"256"}) },
+			"spec.workloads[0].blockSizes[0]", "must be a multiple of 512 bytes between 512 and 64Mi"},
+		{"block size above 64Mi", func(t *testing.T, o map[string]any) { set(t, o, "spec.workloads[0].blockSizes", []any{"128Mi"}) },
+			"spec.workloads[0].blockSizes[0]", "must be a multiple of 512 bytes between 512 and 64Mi"},
+		{"block size range with min above max", func(t *testing.T, o map[string]any) {
+			set(t, o, "spec.workloads[0].blockSizes", nil)
+			set(t, o, "spec.workloads[0].blockSizeRange", map[string]any{"min": "64Ki", "max": "4Ki"})
+		}, "spec.workloads[0].blockSizeRange", "blockSizeRange.min must not exceed blockSizeRange.max"},
+		{"both block sizes and a range", func(t *testing.T, o map[string]any) {
+			set(t, o, "spec.workloads[0].blockSizeRange", map[string]any{"min": "4Ki", "max": "64Ki"})
+		}, "spec.workloads[0]", "a workload needs exactly one of blockSizes or blockSizeRange"},
+		{"queue depth 0", func(t *testing.T, o map[string]any) { set(t, o, "spec.workloads[0].queueDepths", []any{0}) },
+			"spec.workloads[0].queueDepths[0]", "should be greater than or equal to 1"},
+		{"queue depth above 4096", func(t *testing.T, o map[string]any) { set(t, o, "spec.workloads[0].queueDepths", []any{8192}) },
+			"spec.workloads[0].queueDepths[0]", "should be less than or equal to 4096"},
+		{"zero clients", func(t *testing.T, o map[string]any) { set(t, o, "spec.clients.count", 0) },
+			"spec.clients.count", "should be greater than or equal to 1"},
+		{"more clients than the documented maximum", func(t *testing.T, o map[string]any) { set(t, o, "spec.clients.count", 65) },
+			"spec.clients.count", "should be less than or equal to 64"},
+		{"duration under one second", func(t *testing.T, o map[string]any) { set(t, o, "spec.workloads[0].durationSeconds", 0) },
+			"spec.workloads[0].durationSeconds", "should be greater than or equal to 1"},
+		{"negative ramp", func(t *testing.T, o map[string]any) { set(t, o, "spec.workloads[0].rampSeconds", -1) },
+			"spec.workloads[0].rampSeconds", "should be greater than or equal to 0"},
+		{"matrix above 64 cells", func(t *testing.T, o map[string]any) {
+			set(t, o, "spec.workloads[0].blockSizes", []any{"4Ki", "8Ki", "16Ki", "64Ki", "1Mi"})
+			set(t, o, "spec.workloads[0].readPercents", []any{0, 25, 50, 75, 100})
+			set(t, o, "spec.workloads[0].queueDepths", []any{1, 4, 16})
+		}, "spec.workloads", "the workload matrix expands to more than 64 cells"},
+		{"existing claim shared by several clients without ReadWriteMany", func(t *testing.T, o map[string]any) {
+			set(t, o, "spec.targets[0].storageClassName", nil)
+			set(t, o, "spec.targets[0].size", nil)
+			set(t, o, "spec.targets[0].existingClaimName", "data")
+		}, "spec.targets", "with clients.count > 1 it must set accessMode: ReadWriteMany"},
+		{"threshold naming an unknown workload", func(t *testing.T, o map[string]any) { set(t, o, "spec.thresholds[0].workload", "oltp") },
+			"spec.thresholds", "every thresholds[].workload must name one of spec.workloads"},
+		{"threshold naming an unknown target", func(t *testing.T, o map[string]any) {
+			set(t, o, "spec.thresholds[0].targets", []any{"medium"})
+		}, "spec.thresholds", "every thresholds[].targets entry must name one of spec.targets"},
+		{"threshold without a limit", func(t *testing.T, o map[string]any) { set(t, o, "spec.thresholds[0].minIOPS", nil) },
+			"spec.thresholds[0]", "a threshold needs at least one of minIOPS, minBytesPerSecond, maxLatency or maxRegression"},
+		{"regression threshold without a baseline", func(t *testing.T, o map[string]any) {
+			set(t, o, "spec.baseline", nil)
+			set(t, o, "spec.thresholds[0].maxRegression", map[string]any{"percent": 10})
+		}, "spec.thresholds", "thresholds with maxRegression compare against spec.baseline, which is not set"},
+		{"empty workload list", func(t *testing.T, o map[string]any) { set(t, o, "spec.workloads", []any{}) },
+			"spec.workloads", "should have at least 1 items"},
+		{"empty read percents", func(t *testing.T, o map[string]any) { set(t, o, "spec.workloads[0].readPercents", []any{}) },
+			"spec.workloads[0].readPercents", "should have at least 1 items"},
+		{"empty queue depths", func(t *testing.T, o map[string]any) { set(t, o, "spec.workloads[0].queueDepths", []any{}) },
+			"spec.workloads[0].queueDepths", "should have at least 1 items"},
+		{"empty block sizes", func(t *testing.T, o map[string]any) { set(t, o, "spec.workloads[0].blockSizes", []any{}) },
+			"spec.workloads[0].blockSizes", "should have at least 1 items"},
+		{"concurrentWith itself", func(t *testing.T, o map[string]any) { set(t, o, "spec.workloads[0].concurrentWith", "rand") },
+			"spec.workloads[0].concurrentWith", "concurrentWith must name another workload"},
+		{"tiny data set", func(t *testing.T, o map[string]any) { set(t, o, "spec.dataset.sizePerClient", "64Ki") },
+			"spec.dataset.sizePerClient", "dataset.sizePerClient must be at least 1Mi"},
+		{"prices in different currencies", func(t *testing.T, o map[string]any) {
+			set(t, o, "spec.targets[0].price", map[string]any{"amount": "10", "currency": "USD"})
+			set(t, o, "spec.targets[1].price", map[string]any{"amount": "9", "currency": "EUR"})
+		}, "spec.targets", "all target prices must use the same currency and period"},
+		{"price that is not a decimal", func(t *testing.T, o map[string]any) {
+			set(t, o, "spec.targets[0].price", map[string]any{"amount": "ten", "currency": "USD"})
+		}, "spec.targets[0].price.amount", "should match"},
+	}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			obj := newBenchmark(t, fmt.Sprintf("invalid-%d", i))
+			tc.mutate(t, obj.Object)
+			err := env.Client.Create(context.Background(), obj)
+			if err == nil {
+				t.Fatalf("the API server accepted an invalid spec")
+			}
+			var status *apierrors.StatusError
+			if !errors.As(err, &status) || status.ErrStatus.Details == nil {
+				t.Fatalf("want a field error, got %v", err)
+			}
+			for _, cause := range status.ErrStatus.Details.Causes {
+				if cause.Field == tc.wantField && strings.Contains(cause.Message, tc.wantText) {
+					return
+				}
+			}
+			t.Fatalf("no cause on %s containing %q in:\n%v", tc.wantField, tc.wantText, err)
+		})
+	}
+}
+
+func TestAdmissionAppliesDocumentedDefaults(t *testing.T) {
+	minimal := &storagebenchv1alpha1.StorageBenchmark{}
+	if err := yaml.Unmarshal([]byte(`
+metadata: {name: defaults, namespace: default}
+spec:
+  targets: [{name: only, storageClassName: standard, size: 1Gi}]
+  workloads: [{name: w, blockSizes: [4Ki], readPercents: [100]}]
+  thresholds: [{workload: w, maxLatency: {microseconds: 1000}}]
+`), minimal); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := env.Client.Create(ctx, minimal); err != nil {
+		t.Fatal(err)
+	}
+	got := &storagebenchv1alpha1.StorageBenchmark{}
+	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(minimal), got); err != nil {
+		t.Fatal(err)
+	}
+	spec, w, target := got.Spec, got.Spec.Workloads[0], got.Spec.Targets[0]
+	checks := map[string][2]any{
+		"workloads[0].durationSeconds": {w.DurationSeconds, int32(60)},
+		"workloads[0].rampSeconds":     {w.RampSeconds, int32(5)},
+		"workloads[0].queueDepths":     {fmt.Sprint(w.QueueDepths), "[32]"},
+		"workloads[0].numJobs":         {fmt.Sprint(w.NumJobs), "[1]"},
+		"workloads[0].access":          {w.Access, storagebenchv1alpha1.AccessRandom},
+		"workloads[0].direct":          {w.Direct != nil && *w.Direct, true},
+		"workloads[0].syncWrites":      {w.SyncWrites != nil && !*w.SyncWrites, true},
+		"targets[0].accessMode":        {string(target.AccessMode), "ReadWriteOnce"},
+		"targets[0].volumeMode":        {string(target.VolumeMode), "Filesystem"},
+		"clients.count":                {spec.Clients.Count, int32(1)},
+		"clients.spread":               {spec.Clients.Spread, storagebenchv1alpha1.SpreadPreferred},
+		"clients.maxClockOffset":       {spec.Clients.MaxClockOffsetMilliseconds, int32(500)},
+		"dataset.sizePerClient":        {spec.Dataset.SizePerClient, "1Gi"},
+		"dataset.filesPerClient":       {spec.Dataset.FilesPerClient, int32(1)},
+		"dataset.fill":                 {spec.Dataset.Fill, storagebenchv1alpha1.FillIfMissing},
+		"dataset.content":              {spec.Dataset.Content, storagebenchv1alpha1.ContentRandom},
+		"repetitions":                  {spec.Repetitions, int32(1)},
+		"targetExecution":              {spec.TargetExecution, storagebenchv1alpha1.TargetsSequential},
+		"cleanup.volumes":              {spec.Cleanup.Volumes, storagebenchv1alpha1.CleanupDelete},
+		"cleanup.clientPods":           {spec.Cleanup.ClientPods, storagebenchv1alpha1.CleanupDelete},
+		"timeouts.volumeBindSeconds":   {spec.Timeouts.VolumeBindSeconds, int32(600)},
+		"timeouts.prepareSeconds":      {spec.Timeouts.PrepareSeconds, int32(3600)},
+		"timeouts.collectSeconds":      {spec.Timeouts.CollectSeconds, int32(300)},
+		"thresholds[0].severity":       {spec.Thresholds[0].Severity, storagebenchv1alpha1.SeverityFail},
+		"thresholds[0].percentile":     {spec.Thresholds[0].MaxLatency.Percentile, storagebenchv1alpha1.PercentileP99},
+		// kstatus reads a missing observedGeneration as "current": -1 keeps
+		// the object in progress until the controller has written status.
+		"status.observedGeneration": {got.Status.ObservedGeneration, int64(-1)},
+	}
+	for field, c := range checks {
+		if fmt.Sprint(c[0]) != fmt.Sprint(c[1]) {
+			t.Errorf("%s defaulted to %v, want %v", field, c[0], c[1])
+		}
+	}
+}
+
+func TestAdmissionAcceptsEverySample(t *testing.T) {
+	samples, err := filepath.Glob(filepath.Join(testenv.RepoRoot(), "config", "samples", "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var count int
+	for _, path := range samples {
+		if filepath.Base(path) == "kustomization.yaml" {
+			continue
+		}
+		count++
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			obj := &storagebenchv1alpha1.StorageBenchmark{}
+			if err := yaml.UnmarshalStrict(data, obj); err != nil {
+				t.Fatalf("sample does not match the Go types: %v", err)
+			}
+			obj.Namespace = "default"
+			if err := env.Client.Create(context.Background(), obj); err != nil {
+				t.Fatalf("sample rejected: %v", err)
+			}
+			if errs := obj.Spec.Validate(); len(errs) > 0 {
+				t.Fatalf("sample fails the controller's checks: %v", errs.ToAggregate())
+			}
+		})
+	}
+	if count < 6 {
+		t.Fatalf("expected the quickstart and one sample per seed (6), found %d", count)
+	}
+}

@@ -1,0 +1,122 @@
+package v1alpha1
+
+// Comparison relates the targets to each other, cell by cell, and sums each
+// target up over all cells. Numbers are decimal strings.
+type Comparison struct {
+	// baseline the deltas are relative to; empty when spec.baseline is unset.
+	// +optional
+	// +kubebuilder:validation:MaxLength=32
+	Baseline string `json:"baseline,omitempty"`
+
+	// cells compares the targets in each cell.
+	// +optional
+	// +listType=map
+	// +listMapKey=cell
+	// +kubebuilder:validation:MaxItems=64
+	Cells []CellComparison `json:"cells,omitempty"`
+
+	// targets sums each target up over all cells.
+	// +optional
+	// +listType=map
+	// +listMapKey=target
+	// +kubebuilder:validation:MaxItems=16
+	Targets []TargetSummary `json:"targets,omitempty"`
+}
+
+// CellComparison ranks the targets in one cell.
+type CellComparison struct {
+	// cell compared.
+	// +kubebuilder:validation:MaxLength=96
+	Cell string `json:"cell"`
+	// best is the target with the highest total IOPS in this cell.
+	// +optional
+	// +kubebuilder:validation:MaxLength=32
+	Best string `json:"best,omitempty"`
+	// byIOPS ranks the targets by total IOPS, highest first.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MaxLength=32
+	ByIOPS []string `json:"byIOPS,omitempty"`
+	// byLatencyP99 ranks the targets by p99 latency (the worse of reads and
+	// writes), lowest first.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MaxLength=32
+	ByLatencyP99 []string `json:"byLatencyP99,omitempty"`
+	// vsBaseline relates each other target to the baseline in this cell.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=16
+	VsBaseline []BaselineDelta `json:"vsBaseline,omitempty"`
+}
+
+// BaselineDelta relates one target to the baseline in one cell. Ratios are
+// target / baseline. Overheads follow the convention of published
+// replication-overhead tables: throughput overhead = (baseline - target) /
+// baseline, latency overhead = (target - baseline) / target; positive means
+// the target is worse.
+type BaselineDelta struct {
+	// target related to the baseline.
+	// +kubebuilder:validation:MaxLength=32
+	Target string `json:"target"`
+	// iopsRatio is the target's total IOPS over the baseline's.
+	// +kubebuilder:validation:MaxLength=24
+	IOPSRatio string `json:"iopsRatio"`
+	// bytesPerSecondRatio is the target's total throughput over the
+	// baseline's.
+	// +kubebuilder:validation:MaxLength=24
+	BytesPerSecondRatio string `json:"bytesPerSecondRatio"`
+	// throughputOverheadPercent is (baseline - target) / baseline x 100 of
+	// total bytes per second.
+	// +kubebuilder:validation:MaxLength=24
+	ThroughputOverheadPercent string `json:"throughputOverheadPercent"`
+	// latencyRatio is the target's latency over the baseline's, per
+	// percentile (the worse of reads and writes).
+	LatencyRatio LatencySummary `json:"latencyRatio"`
+	// latencyOverheadPercent is (target - baseline) / target x 100, per
+	// percentile.
+	LatencyOverheadPercent LatencySummary `json:"latencyOverheadPercent"`
+}
+
+// TargetSummary sums one target up over all cells.
+type TargetSummary struct {
+	// target summed up.
+	// +kubebuilder:validation:MaxLength=32
+	Target string `json:"target"`
+	// bestCells is the number of cells where this target has the highest
+	// total IOPS.
+	BestCells int32 `json:"bestCells"`
+	// geomeanIOPSRatio is the geometric mean over cells of the IOPS ratio to
+	// the baseline.
+	// +optional
+	// +kubebuilder:validation:MaxLength=24
+	GeomeanIOPSRatio string `json:"geomeanIOPSRatio,omitempty"`
+	// geomeanLatencyP99Ratio is the geometric mean over cells of the p99
+	// latency ratio to the baseline.
+	// +optional
+	// +kubebuilder:validation:MaxLength=24
+	GeomeanLatencyP99Ratio string `json:"geomeanLatencyP99Ratio,omitempty"`
+	// peakIOPS is the highest total IOPS over all cells.
+	// +optional
+	// +kubebuilder:validation:MaxLength=24
+	PeakIOPS string `json:"peakIOPS,omitempty"`
+	// peakMiBPerSecond is the highest total throughput over all cells.
+	// +optional
+	// +kubebuilder:validation:MaxLength=24
+	PeakMiBPerSecond string `json:"peakMiBPerSecond,omitempty"`
+	// iopsPerPrice is peakIOPS per unit of the target's price.
+	// +optional
+	// +kubebuilder:validation:MaxLength=24
+	IOPSPerPrice string `json:"iopsPerPrice,omitempty"`
+	// miBPerSecondPerPrice is peakMiBPerSecond per unit of the target's
+	// price.
+	// +optional
+	// +kubebuilder:validation:MaxLength=24
+	MiBPerSecondPerPrice string `json:"miBPerSecondPerPrice,omitempty"`
+	// meetsThresholds is true when no Fail threshold is broken on this
+	// target.
+	// +optional
+	MeetsThresholds *bool `json:"meetsThresholds,omitempty"`
+}

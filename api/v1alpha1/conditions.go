@@ -1,0 +1,40 @@
+package v1alpha1
+
+// Condition types, chosen so that kstatus (Flux), Argo CD health checks and
+// `kubectl wait` read the benchmark's state without custom code:
+// Reconciling and Stalled are "abnormal-true" (present only while true).
+const (
+	// ConditionReconciling is True while a run is in progress.
+	ConditionReconciling = "Reconciling"
+	// ConditionCompleted is True once the run for the current generation
+	// ended, whether it passed, failed its thresholds or failed to run:
+	// `kubectl wait --for=condition=Completed`, then read the verdict.
+	ConditionCompleted = "Completed"
+	// ConditionReady is True when the run completed and the thresholds hold.
+	ConditionReady = "Ready"
+	// ConditionStalled is True when the run failed or the thresholds failed.
+	ConditionStalled = "Stalled"
+	// ConditionThresholdsMet says whether every Fail threshold holds.
+	ConditionThresholdsMet = "ThresholdsMet"
+)
+
+// Condition reasons (CamelCase, as the API conventions ask).
+const (
+	ReasonInvalidSpec         = "InvalidSpec"
+	ReasonRunStarted          = "RunStarted"
+	ReasonRunning             = "Running"
+	ReasonSucceeded           = "Succeeded"
+	ReasonRunFailed           = "RunFailed"
+	ReasonVolumeNotBound      = "VolumeNotBound"
+	ReasonClientFailed        = "ClientFailed"
+	ReasonClientsNotReady     = "ClientsNotReady"
+	ReasonResultsUnreadable   = "ResultsUnreadable"
+	ReasonTimedOut            = "TimedOut"
+	ReasonThresholdsPassed    = "ThresholdsPassed"
+	ReasonThresholdsFailed    = "ThresholdsFailed"
+	ReasonNoThresholds        = "NoThresholds"
+	ReasonResultsIncomplete   = "ResultsIncomplete"
+	ReasonPending             = "Pending"
+	ReasonClaimNotFound       = "ClaimNotFound"
+	ReasonStorageClassMissing = "StorageClassNotFound"
+)

@@ -1,0 +1,161 @@
+package v1alpha1
+
+// Bounds that keep a run, its child objects and its status a predictable size.
+// They are enforced at admission (markers and CEL rules below) and documented
+// in the README.
+const (
+	// MaxTargets is the most targets one benchmark compares.
+	MaxTargets = 16
+	// MaxClients is the most client pods per target.
+	MaxClients = 64
+	// MaxCells is the most matrix cells (over all workload groups) per run;
+	// with MaxTargets it bounds the per-cell results kept in status.
+	MaxCells = 64
+)
+
+// StorageBenchmarkSpec says what to benchmark and how.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.baseline) || self.targets.exists(t, t.name == self.baseline)",message="baseline must name one of spec.targets",fieldPath=".baseline"
+// +kubebuilder:validation:XValidation:rule="!has(self.clients) || !has(self.clients.count) || self.clients.count <= 1 || self.targets.all(t, !has(t.existingClaimName) || t.accessMode == 'ReadWriteMany')",message="a target with existingClaimName is shared by all clients: with clients.count > 1 it must set accessMode: ReadWriteMany",fieldPath=".targets"
+// +kubebuilder:validation:XValidation:rule="self.workloads.map(w, (has(w.blockSizes) ? size(w.blockSizes) : 1) * size(w.readPercents) * size(w.queueDepths) * size(w.numJobs)).sum() <= 64",message="the workload matrix expands to more than 64 cells (the product of blockSizes, readPercents, queueDepths and numJobs, summed over workloads): split it into several benchmarks",fieldPath=".workloads"
+// +kubebuilder:validation:XValidation:rule="!has(self.thresholds) || self.thresholds.all(t, self.workloads.exists(w, w.name == t.workload))",message="every thresholds[].workload must name one of spec.workloads",fieldPath=".thresholds"
+// +kubebuilder:validation:XValidation:rule="!has(self.thresholds) || self.thresholds.all(t, !has(t.targets) || t.targets.all(n, self.targets.exists(x, x.name == n)))",message="every thresholds[].targets entry must name one of spec.targets",fieldPath=".thresholds"
+// +kubebuilder:validation:XValidation:rule="!has(self.thresholds) || has(self.baseline) || self.thresholds.all(t, !has(t.maxRegression))",message="thresholds with maxRegression compare against spec.baseline, which is not set",fieldPath=".thresholds"
+// +kubebuilder:validation:XValidation:rule="self.workloads.all(w, !has(w.concurrentWith) || self.workloads.exists(o, o.name == w.concurrentWith && o.name != w.name && !has(o.concurrentWith)))",message="workloads[].concurrentWith must name another workload that is not itself concurrentWith a third",fieldPath=".workloads"
+// +kubebuilder:validation:XValidation:rule="self.targets.all(a, !has(a.price) || self.targets.all(b, !has(b.price) || (a.price.currency == b.price.currency && a.price.period == b.price.period)))",message="all target prices must use the same currency and period to be comparable",fieldPath=".targets"
+type StorageBenchmarkSpec struct {
+	// targets are the storage to benchmark and compare: storage classes (the
+	// controller provisions volumes) or existing claims. Several targets of
+	// one class with different sizes make a size sweep.
+	// +required
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=16
+	Targets []Target `json:"targets"`
+
+	// baseline names the target the others are compared against (ratios and
+	// percent differences in status.comparison, maxRegression thresholds).
+	// +optional
+	// +kubebuilder:validation:MaxLength=32
+	Baseline string `json:"baseline,omitempty"`
+
+	// clients says how many client pods load each target and where they run.
+	// +optional
+	// +kubebuilder:default={}
+	Clients Clients `json:"clients,omitempty"`
+
+	// workloads are named groups of IO patterns; each group expands to the
+	// cartesian product of its lists (its cells). Every cell runs on every
+	// target.
+	// +required
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=16
+	Workloads []WorkloadGroup `json:"workloads"`
+
+	// dataset is the data each client lays out before measuring and then
+	// works on.
+	// +optional
+	// +kubebuilder:default={}
+	Dataset Dataset `json:"dataset,omitempty"`
+
+	// thresholds turn results into a verdict: Passed when every threshold of
+	// severity Fail holds.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
+	Thresholds []Threshold `json:"thresholds,omitempty"`
+
+	// repetitions runs every cell this many times; the median is reported and
+	// the spread between repetitions is recorded.
+	// +optional
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=9
+	Repetitions int32 `json:"repetitions,omitempty"`
+
+	// targetExecution is Sequential (one target after another, so targets
+	// that share nodes or backends do not disturb each other) or Parallel.
+	// +optional
+	// +kubebuilder:default=Sequential
+	TargetExecution TargetExecution `json:"targetExecution,omitempty"`
+
+	// cleanup says what to keep after the run. Everything the benchmark
+	// created is deleted with it in any case.
+	// +optional
+	// +kubebuilder:default={}
+	Cleanup Cleanup `json:"cleanup,omitempty"`
+
+	// timeouts bound each phase of a target's run; a phase that overruns
+	// fails the run with a Stalled condition naming it.
+	// +optional
+	// +kubebuilder:default={}
+	Timeouts Timeouts `json:"timeouts,omitempty"`
+}
+
+// TargetExecution orders the targets of a run.
+// +kubebuilder:validation:Enum=Sequential;Parallel
+type TargetExecution string
+
+const (
+	// TargetsSequential runs one target after another.
+	TargetsSequential TargetExecution = "Sequential"
+	// TargetsParallel runs all targets at the same time.
+	TargetsParallel TargetExecution = "Parallel"
+)
+
+// Cleanup says what to keep after the run.
+type Cleanup struct {
+	// volumes is Delete (remove the PVCs the benchmark created once its
+	// results are stored) or Keep (leave them, e.g. to rerun with fill
+	// IfMissing without laying the data out again).
+	// +optional
+	// +kubebuilder:default=Delete
+	Volumes CleanupPolicy `json:"volumes,omitempty"`
+
+	// clientPods is Delete (remove the client Jobs and pods once their
+	// results are stored) or Keep (leave them to read logs).
+	// +optional
+	// +kubebuilder:default=Delete
+	ClientPods CleanupPolicy `json:"clientPods,omitempty"`
+}
+
+// CleanupPolicy says whether to delete or keep an object after the run.
+// +kubebuilder:validation:Enum=Delete;Keep
+type CleanupPolicy string
+
+const (
+	// CleanupDelete removes the objects after the run.
+	CleanupDelete CleanupPolicy = "Delete"
+	// CleanupKeep leaves the objects until the benchmark is deleted.
+	CleanupKeep CleanupPolicy = "Keep"
+)
+
+// Timeouts bound the phases of a target's run.
+type Timeouts struct {
+	// volumeBindSeconds is how long the volumes and client pods may take to
+	// be bound and scheduled.
+	// +optional
+	// +kubebuilder:default=600
+	// +kubebuilder:validation:Minimum=10
+	// +kubebuilder:validation:Maximum=86400
+	VolumeBindSeconds int32 `json:"volumeBindSeconds,omitempty"`
+
+	// prepareSeconds is how long the clients may take to lay out their data
+	// set and report ready.
+	// +optional
+	// +kubebuilder:default=3600
+	// +kubebuilder:validation:Minimum=10
+	// +kubebuilder:validation:Maximum=86400
+	PrepareSeconds int32 `json:"prepareSeconds,omitempty"`
+
+	// collectSeconds is how long after the last cell's scheduled end the
+	// clients may take to finish and hand over their results.
+	// +optional
+	// +kubebuilder:default=300
+	// +kubebuilder:validation:Minimum=10
+	// +kubebuilder:validation:Maximum=86400
+	CollectSeconds int32 `json:"collectSeconds,omitempty"`
+}

@@ -1,0 +1,158 @@
+package v1alpha1
+
+import (
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// Threshold is a limit on the results of some cells and targets. A run whose
+// results break a threshold of severity Fail gets the verdict Failed.
+//
+// +kubebuilder:validation:XValidation:rule="has(self.minIOPS) || has(self.minBytesPerSecond) || has(self.maxLatency) || has(self.maxRegression)",message="a threshold needs at least one of minIOPS, minBytesPerSecond, maxLatency or maxRegression"
+type Threshold struct {
+	// name identifies the threshold in violations; default: derived from
+	// its workload and limits.
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	Name string `json:"name,omitempty"`
+
+	// workload names the workload group whose cells this threshold checks.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=24
+	Workload string `json:"workload"`
+
+	// match narrows the cells of the workload to those with these
+	// parameters; unset fields match every value.
+	// +optional
+	Match *CellMatch `json:"match,omitempty"`
+
+	// targets the threshold applies to; default every target (maxRegression:
+	// every target but the baseline).
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MaxLength=32
+	Targets []string `json:"targets,omitempty"`
+
+	// minIOPS is the least total (read + write) IOs per second a cell must
+	// reach, summed over all clients.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	MinIOPS *int64 `json:"minIOPS,omitempty"`
+
+	// minBytesPerSecond is the least total (read + write) throughput a cell
+	// must reach, summed over all clients.
+	// +optional
+	MinBytesPerSecond *resource.Quantity `json:"minBytesPerSecond,omitempty"`
+
+	// maxLatency is the highest completion latency allowed at a percentile
+	// of the merged latency distribution; it applies to reads and writes
+	// separately.
+	// +optional
+	MaxLatency *LatencyLimit `json:"maxLatency,omitempty"`
+
+	// maxRegression is how much worse than the baseline target a target may
+	// be, in percent of the baseline's value.
+	// +optional
+	MaxRegression *Regression `json:"maxRegression,omitempty"`
+
+	// severity is Fail (breaking it fails the verdict) or Warn (it is
+	// reported but the verdict can still pass).
+	// +optional
+	// +kubebuilder:default=Fail
+	Severity Severity `json:"severity,omitempty"`
+}
+
+// CellMatch selects cells of a workload by their parameters.
+type CellMatch struct {
+	// blockSize of the cells to select.
+	// +optional
+	BlockSize *BlockSize `json:"blockSize,omitempty"`
+	// readPercent of the cells to select.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	ReadPercent *int32 `json:"readPercent,omitempty"`
+	// queueDepth of the cells to select.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=4096
+	QueueDepth *int32 `json:"queueDepth,omitempty"`
+	// numJobs of the cells to select.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=64
+	NumJobs *int32 `json:"numJobs,omitempty"`
+}
+
+// LatencyLimit is a maximum latency at a percentile.
+type LatencyLimit struct {
+	// percentile of the latency distribution: P50, P90, P99, P99.9 or Max.
+	// +optional
+	// +kubebuilder:default=P99
+	Percentile Percentile `json:"percentile,omitempty"`
+	// microseconds is the highest latency allowed at that percentile.
+	// +required
+	// +kubebuilder:validation:Minimum=1
+	Microseconds int64 `json:"microseconds"`
+}
+
+// Percentile names a point of a latency distribution reported in status.
+// +kubebuilder:validation:Enum=P50;P90;P99;P99.9;Max
+type Percentile string
+
+const (
+	// PercentileP50 is the median.
+	PercentileP50 Percentile = "P50"
+	// PercentileP90 is the 90th percentile.
+	PercentileP90 Percentile = "P90"
+	// PercentileP99 is the 99th percentile.
+	PercentileP99 Percentile = "P99"
+	// PercentileP999 is the 99.9th percentile.
+	PercentileP999 Percentile = "P99.9"
+	// PercentileMax is the slowest IO.
+	PercentileMax Percentile = "Max"
+)
+
+// Regression bounds how much worse than the baseline a target may be.
+type Regression struct {
+	// metric compared with the baseline: IOPS or BytesPerSecond (lower is
+	// worse) or Latency at a percentile (higher is worse).
+	// +optional
+	// +kubebuilder:default=IOPS
+	Metric RegressionMetric `json:"metric,omitempty"`
+	// percentile of the latency, for metric Latency.
+	// +optional
+	// +kubebuilder:default=P99
+	Percentile Percentile `json:"percentile,omitempty"`
+	// percent is the largest allowed difference, in percent of the
+	// baseline's value.
+	// +required
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1000
+	Percent int32 `json:"percent"`
+}
+
+// RegressionMetric is what a regression threshold compares.
+// +kubebuilder:validation:Enum=IOPS;BytesPerSecond;Latency
+type RegressionMetric string
+
+const (
+	// RegressionIOPS compares total IOs per second.
+	RegressionIOPS RegressionMetric = "IOPS"
+	// RegressionBytesPerSecond compares total throughput.
+	RegressionBytesPerSecond RegressionMetric = "BytesPerSecond"
+	// RegressionLatency compares latency at a percentile.
+	RegressionLatency RegressionMetric = "Latency"
+)
+
+// Severity says what a broken threshold does to the verdict.
+// +kubebuilder:validation:Enum=Fail;Warn
+type Severity string
+
+const (
+	// SeverityFail makes the verdict Failed.
+	SeverityFail Severity = "Fail"
+	// SeverityWarn is reported without failing the verdict.
+	SeverityWarn Severity = "Warn"
+)

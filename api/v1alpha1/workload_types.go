@@ -1,0 +1,194 @@
+package v1alpha1
+
+// WorkloadGroup is a named group of IO patterns. It expands to the cartesian
+// product of blockSizes (or its one blockSizeRange) x readPercents x
+// queueDepths x numJobs: its cells. Every cell runs on every target.
+//
+// +kubebuilder:validation:XValidation:rule="has(self.blockSizes) != has(self.blockSizeRange)",message="a workload needs exactly one of blockSizes or blockSizeRange"
+// +kubebuilder:validation:XValidation:rule="!has(self.concurrentWith) || self.concurrentWith != self.name",message="concurrentWith must name another workload",fieldPath=".concurrentWith"
+type WorkloadGroup struct {
+	// name identifies the group; cell names start with it.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=24
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	Name string `json:"name"`
+
+	// access is Random or Sequential.
+	// +optional
+	// +kubebuilder:default=Random
+	Access AccessPattern `json:"access,omitempty"`
+
+	// blockSizes to run, each a multiple of 512 bytes between 512 and 64Mi.
+	// Use binary suffixes (4Ki, 64Ki, 1Mi): 4k means 4000 bytes.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=8
+	BlockSizes []BlockSize `json:"blockSizes,omitempty"`
+
+	// blockSizeRange draws each IO's size from a range, as fio's bsrange and
+	// Elastifile's min/max IO size; it counts as one block size in the matrix.
+	// +optional
+	BlockSizeRange *BlockSizeRange `json:"blockSizeRange,omitempty"`
+
+	// readPercents are the read shares of the mixes to run, 0 (all writes)
+	// to 100 (all reads).
+	// +required
+	// +listType=set
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=11
+	// +kubebuilder:validation:items:Minimum=0
+	// +kubebuilder:validation:items:Maximum=100
+	ReadPercents []int32 `json:"readPercents"`
+
+	// queueDepths are the IOs each job keeps in flight (fio iodepth,
+	// DiskSpd -o).
+	// +optional
+	// +listType=set
+	// +kubebuilder:default={32}
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=8
+	// +kubebuilder:validation:items:Minimum=1
+	// +kubebuilder:validation:items:Maximum=4096
+	QueueDepths []int32 `json:"queueDepths,omitempty"`
+
+	// numJobs are the concurrent jobs per client (fio numjobs, DiskSpd -t);
+	// all jobs of a client share its files.
+	// +optional
+	// +listType=set
+	// +kubebuilder:default={1}
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=8
+	// +kubebuilder:validation:items:Minimum=1
+	// +kubebuilder:validation:items:Maximum=64
+	NumJobs []int32 `json:"numJobs,omitempty"`
+
+	// rateIOPS caps each job at this many IOs per second on an absolute
+	// schedule; latency is then measured from each IO's scheduled start, so
+	// a saturated device is not hidden (no coordinated omission).
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=10000000
+	RateIOPS *int32 `json:"rateIOPS,omitempty"`
+
+	// durationSeconds is how long each cell is measured.
+	// +optional
+	// +kubebuilder:default=60
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=86400
+	DurationSeconds int32 `json:"durationSeconds,omitempty"`
+
+	// rampSeconds runs each cell this long before measuring, to get past
+	// caches warming up and queues filling (DiskSpd -W, fio ramp_time).
+	// +optional
+	// +kubebuilder:default=5
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=86400
+	RampSeconds int32 `json:"rampSeconds,omitempty"`
+
+	// direct bypasses the client's page cache (O_DIRECT) so the storage is
+	// measured, not the node's memory.
+	// +optional
+	// +kubebuilder:default=true
+	Direct *bool `json:"direct,omitempty"`
+
+	// syncWrites makes every write durable before it completes (O_DSYNC,
+	// DiskSpd -Sh), as databases and replicated volumes need.
+	// +optional
+	// +kubebuilder:default=false
+	SyncWrites *bool `json:"syncWrites,omitempty"`
+
+	// concurrentWith names another workload whose cells run at the same
+	// time as this one's, cell by cell (e.g. a reader and a rate-limited
+	// writer, seed 001's combined run). Both must have the same number of
+	// cells; results stay per workload.
+	// +optional
+	// +kubebuilder:validation:MaxLength=24
+	ConcurrentWith string `json:"concurrentWith,omitempty"`
+}
+
+// AccessPattern is the order of IO offsets.
+// +kubebuilder:validation:Enum=Random;Sequential
+type AccessPattern string
+
+const (
+	// AccessRandom picks every offset at random, aligned to the block size.
+	AccessRandom AccessPattern = "Random"
+	// AccessSequential walks the files from start to end.
+	AccessSequential AccessPattern = "Sequential"
+)
+
+// BlockSizeRange draws IO sizes from min to max in steps of alignment.
+//
+// +kubebuilder:validation:XValidation:rule="quantity(self.min).compareTo(quantity(self.max)) <= 0",message="blockSizeRange.min must not exceed blockSizeRange.max"
+// +kubebuilder:validation:XValidation:rule="!has(self.alignment) || quantity(self.alignment).compareTo(quantity(self.min)) <= 0",message="blockSizeRange.alignment must not exceed min",fieldPath=".alignment"
+type BlockSizeRange struct {
+	// min is the smallest IO size.
+	// +required
+	Min BlockSize `json:"min"`
+	// max is the largest IO size.
+	// +required
+	Max BlockSize `json:"max"`
+	// alignment of IO offsets (Elastifile --io-alignment); default 512.
+	// +optional
+	Alignment *BlockSize `json:"alignment,omitempty"`
+}
+
+// Dataset is the data each client works on.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.sizePerClient) || !isQuantity(self.sizePerClient) || quantity(self.sizePerClient).compareTo(quantity('1Mi')) >= 0",message="dataset.sizePerClient must be at least 1Mi",fieldPath=".sizePerClient"
+type Dataset struct {
+	// sizePerClient is the data each client lays out and then reads and
+	// writes; all its jobs share it. Make it several times the node's memory
+	// (and the storage's cache) or reads measure a cache: the controller
+	// warns when it is smaller than twice the node's memory.
+	// +optional
+	// +kubebuilder:default="1Gi"
+	SizePerClient ByteSize `json:"sizePerClient,omitempty"`
+
+	// filesPerClient splits the data into this many files (Elastifile
+	// --nr-files); ignored for Block volumes.
+	// +optional
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1024
+	FilesPerClient int32 `json:"filesPerClient,omitempty"`
+
+	// fill is IfMissing (lay the data out unless a complete copy is already
+	// there), Always (rewrite it before measuring) or Never (use what is
+	// there; fail when it is missing).
+	// +optional
+	// +kubebuilder:default=IfMissing
+	Fill FillPolicy `json:"fill,omitempty"`
+
+	// content of written buffers: Random (refreshed per IO, so compression
+	// and dedupe cannot flatter the storage) or Zeros.
+	// +optional
+	// +kubebuilder:default=Random
+	Content BufferContent `json:"content,omitempty"`
+}
+
+// FillPolicy says when clients lay out their data set.
+// +kubebuilder:validation:Enum=IfMissing;Always;Never
+type FillPolicy string
+
+const (
+	// FillIfMissing lays out data unless a complete copy exists.
+	FillIfMissing FillPolicy = "IfMissing"
+	// FillAlways rewrites the data set before measuring.
+	FillAlways FillPolicy = "Always"
+	// FillNever uses existing data and fails when it is missing.
+	FillNever FillPolicy = "Never"
+)
+
+// BufferContent is what written buffers hold.
+// +kubebuilder:validation:Enum=Random;Zeros
+type BufferContent string
+
+const (
+	// ContentRandom fills buffers with random bytes, scrambled per IO.
+	ContentRandom BufferContent = "Random"
+	// ContentZeros writes zeros (compressible: flatters some storage).
+	ContentZeros BufferContent = "Zeros"
+)
