@@ -73,11 +73,11 @@ func parseJobFile(r io.Reader, filename string) ([]JobSpec, RunOptions, error) {
 		if key == "name" {
 			return fail(line, "name= inside a section is not supported; the section header names the job")
 		}
+		if !knownOption(key) {
+			return fail(line, "unknown or unsupported option %q", key)
+		}
 		if !hasValue {
 			if !isFlag(key) {
-				if !knownOption(key) {
-					return fail(line, "unknown or unsupported option %q", key)
-				}
 				return fail(line, "option %q needs a value", key)
 			}
 			value = "1"

@@ -33,6 +33,43 @@ type jobRun struct {
 // wrap ErrUsage.
 func Run(ctx context.Context, jobs []JobSpec, opts RunOptions) (*result.Document, error) {
 	opts.fillDefaults()
+	ex, err := execute(ctx, jobs, opts)
+	if err != nil {
+		return nil, err
+	}
+	doc := buildDocument(ex.runs, opts, ex.startWall, ex.targets)
+	if ex.err == nil {
+		return doc, nil
+	}
+	if !ex.ran {
+		return nil, ex.err
+	}
+	doc.Storagebench.Partial = true
+	doc.Storagebench.Error = ex.err.Error()
+	var ioErr *IOError
+	if errors.As(ex.err, &ioErr) {
+		for i := range doc.Jobs {
+			if doc.Jobs[i].JobName == ioErr.Job || opts.GroupReporting {
+				doc.Jobs[i].Error = int(ioErr.Errno)
+			}
+		}
+	}
+	return doc, ex.err
+}
+
+// execution is a finished run before it is reported.
+type execution struct {
+	runs      []*jobRun
+	targets   []*target
+	startWall time.Time
+	err       error // the first failure once IO started
+	ran       bool  // some IO was issued
+}
+
+// execute prepares, starts every worker at one instant and waits for all.
+// Errors before IO (preparation, setup) are returned; later ones are in
+// execution.err.
+func execute(ctx context.Context, jobs []JobSpec, opts RunOptions) (*execution, error) {
 	if len(jobs) == 0 {
 		return nil, fmt.Errorf("%w: no jobs", ErrUsage)
 	}
@@ -85,44 +122,21 @@ func Run(ctx context.Context, jobs []JobSpec, opts RunOptions) (*result.Document
 		case <-finished:
 		}
 	}()
-	startWall := time.Now()
+	ex := &execution{runs: runs, targets: targets, startWall: time.Now()}
 	sched.start = nanotime()
 	close(begin)
 	wg.Wait()
 	close(finished)
-
-	doc := buildDocument(runs, opts, startWall, targets)
-	var runErr error
 	for _, w := range all {
-		if w.err != nil {
-			runErr = w.err
-			break
+		ex.ran = ex.ran || w.ran
+		if w.err != nil && ex.err == nil {
+			ex.err = w.err
 		}
 	}
-	if runErr == nil && ctx.Err() != nil {
-		runErr = fmt.Errorf("run stopped early: %w", context.Cause(ctx))
+	if ex.err == nil && ctx.Err() != nil {
+		ex.err = fmt.Errorf("run stopped early: %w", context.Cause(ctx))
 	}
-	if runErr != nil {
-		ran := false
-		for _, w := range all {
-			ran = ran || w.ran
-		}
-		if !ran {
-			return nil, runErr
-		}
-		doc.Storagebench.Partial = true
-		doc.Storagebench.Error = runErr.Error()
-		var ioErr *IOError
-		if errors.As(runErr, &ioErr) {
-			for i := range doc.Jobs {
-				if doc.Jobs[i].JobName == ioErr.Job || opts.GroupReporting {
-					doc.Jobs[i].Error = int(ioErr.Errno)
-				}
-			}
-		}
-		return doc, runErr
-	}
-	return doc, nil
+	return ex, nil
 }
 
 // planWorkers chooses each job's backend and creates its workers.

@@ -102,7 +102,9 @@ func (s *workerStats) finish(now int64) {
 	if s.hasCPU {
 		s.hasCPU = unix.Getrusage(unix.RUSAGE_THREAD, &s.ru1) == nil
 	}
-	if s.cur.ios[0]+s.cur.ios[1] > 0 || now-s.start > s.lastEnd() {
+	// A last partial interval counts if it saw IO or lasted at least a
+	// millisecond (a stop right on a boundary leaves nothing to report).
+	if s.cur.ios[0]+s.cur.ios[1] > 0 || now-s.start-s.lastEnd() >= 1e6 {
 		s.closeInterval(now - s.start)
 	}
 }

@@ -199,7 +199,7 @@ func (w *worker) run(s runSchedule) {
 			}
 			w.batch = w.batch[:0]
 			for ; n > 0; n-- {
-				if !w.prepOne(now, pace) {
+				if !w.prepOne(now, pace, measuring) {
 					break
 				}
 			}
@@ -266,10 +266,12 @@ func (w *worker) run(s runSchedule) {
 }
 
 // prepOne prepares the next IO into a free slot. It returns false when the
-// byte limit is reached.
-func (w *worker) prepOne(now int64, pace *pacer) bool {
+// byte limit of the measured phase is reached.
+func (w *worker) prepOne(now int64, pace *pacer, measuring bool) bool {
 	j := w.job
-	if w.limitBytes > 0 && w.issuedBytes >= w.limitBytes {
+	// The byte limit (size, when not time_based) counts from the end of
+	// the ramp; the ramp itself is not limited.
+	if measuring && w.limitBytes > 0 && w.issuedBytes >= w.limitBytes {
 		return false
 	}
 	si := w.free[len(w.free)-1]

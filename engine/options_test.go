@@ -1,0 +1,199 @@
+package engine
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseArgs(t *testing.T) {
+	jobs, opts, err := ParseArgs([]string{
+		"--direct=1", "--ioengine", "io_uring", "--size=1g", "--group_reporting", "--output-format=json+",
+		"--name=a", "--rw=randrw", "--rwmixread=70", "--bs=4k", "--iodepth=16", "--numjobs=4",
+		"--runtime=10", "--time_based", "--ramp_time=2s", "--filename=/x/f1:/x/f2", "--sync=1",
+		"--name=b", "--readwrite=write", "--bsrange=8k-64k", "--blockalign=8k", "--rate_iops=3200",
+		"--sync=dsync", "--fsync=8", "--randrepeat=0", "--randseed=42", "--zero_buffers", "--fill=never",
+		"--thread", "--nrfiles=3", "--offset=1m", "--directory=/d", "--percentile_list=50:99.9", "--rwmixwrite=20",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(jobs) != 2 {
+		t.Fatalf("%d jobs, want 2", len(jobs))
+	}
+	a, b := jobs[0], jobs[1]
+	wantA := JobSpec{Name: "a", Filenames: []string{"/x/f1", "/x/f2"}, NrFiles: 1, Size: 1 << 30, RW: RWRandMixed, RWMixRead: 70,
+		BlockSize: 4096, BSMin: 4096, BSMax: 4096, IODepth: 16, NumJobs: 4, Runtime: 10 * time.Second, Ramp: 2 * time.Second,
+		TimeBased: true, Direct: true, Sync: true, IOEngine: EngineIOUring, RandRepeat: true, RandSeed: fioDefaultSeed, Fill: FillIfMissing}
+	a.Options = nil
+	if !reflect.DeepEqual(a, wantA) {
+		t.Errorf("job a = %+v\nwant    %+v", a, wantA)
+	}
+	if b.RW != RWWrite || b.BSMin != 8192 || b.BSMax != 65536 || b.BlockAlign != 8192 || b.RateIOPS != 3200 || !b.DSync || b.Sync ||
+		b.Fsync != 8 || b.RandRepeat || b.RandSeed != 42 || !b.ZeroBuffers || b.Fill != FillNever || b.NrFiles != 3 ||
+		b.Offset != 1<<20 || b.Directory != "/d" || b.RWMixRead != 80 || !b.Direct || b.Size != 1<<30 || b.Filenames != nil {
+		t.Errorf("job b = %+v", b)
+	}
+	if !opts.GroupReporting || opts.OutputFormat != "json+" || !reflect.DeepEqual(opts.PercentileList, []float64{50, 99.9}) || opts.Interval != time.Second {
+		t.Errorf("opts = %+v", opts)
+	}
+	if opts.GlobalOptions["direct"] != "1" || a.Options != nil && a.Options["rw"] != "randrw" || jobs[1].Options["rate_iops"] != "3200" {
+		t.Errorf("options echo: global %v, b %v", opts.GlobalOptions, jobs[1].Options)
+	}
+}
+
+func TestParseArgsDefaults(t *testing.T) {
+	jobs, opts, err := ParseArgs([]string{"--name=d", "--size=1m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := jobs[0]
+	if j.RW != RWRead || j.BlockSize != 4096 || j.IODepth != 1 || j.NumJobs != 1 || j.IOEngine != EngineAuto || !j.RandRepeat || j.Fill != FillIfMissing {
+		t.Errorf("defaults: %+v", j)
+	}
+	if opts.OutputFormat != "normal" || !reflect.DeepEqual(opts.PercentileList, DefaultPercentiles) {
+		t.Errorf("default opts: %+v", opts)
+	}
+}
+
+func TestParseArgsErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--name=a", "--size=1m", "--bogus=1"}, `"--bogus"`},
+		{[]string{"--name=a", "--size=1m", "--plan=x"}, `"--plan"`},
+		{[]string{"--name=a", "--size=1m", "--rw=trim"}, "unknown pattern"},
+		{[]string{"--name=a", "--size=1m", "--ioengine=posixaio"}, "unsupported engine"},
+		{[]string{"--name=a", "--size=1m", "--bs=4k,8k"}, "per-direction"},
+		{[]string{"--name=a", "--size=1m", "--bs=abc"}, "not a size"},
+		{[]string{"--name=a", "--size=1m", "--bsrange=4k"}, "not a range"},
+		{[]string{"--name=a", "--size=1m", "--runtime=5x"}, "unknown time unit"},
+		{[]string{"--name=a", "--size=1m", "--direct=maybe"}, "not a boolean"},
+		{[]string{"--name=a", "--size=1m", "--sync=fast"}, "none, sync, dsync"},
+		{[]string{"--name=a", "--size=1m", "--fill=sometimes"}, "unknown policy"},
+		{[]string{"--name=a", "--size=1m", "--output-format=terse"}, "unsupported output format"},
+		{[]string{"--name=a", "--size=1m", "--percentile_list=99:101"}, "not a percentile"},
+		{[]string{"--name=a", "--size=1m", "--randseed=x"}, "not a seed"},
+		{[]string{"--name=a", "--size=1m", "--filename=a::b"}, "empty file name"},
+		{[]string{"--name=a", "--size=1m", "--directory=a:b"}, "several directories"},
+		{[]string{"--name=a", "--size=1m", "--iodepth"}, "needs a value"},
+		{[]string{"--name=a", "--size=1m", "--iodepth=0"}, "iodepth"},
+		{[]string{"--name=a", "--size=1m", "--iodepth=100000"}, "iodepth"},
+		{[]string{"--name=a", "--size=1m", "--numjobs=0"}, "numjobs"},
+		{[]string{"--name=a", "--size=1m", "--nrfiles=0"}, "nrfiles"},
+		{[]string{"--name=a", "--size=1m", "--rwmixread=101"}, "rwmixread"},
+		{[]string{"--name=a", "--size=1m", "--time_based"}, "needs a runtime"},
+		{[]string{"--name=a", "--size=1m", "--bs=2g"}, "larger than 1 GiB"},
+		{[]string{"--name=a"}, "size: needed"},
+		{[]string{"--name=a", "--size=2k", "--bs=4k"}, "less than one block"},
+		{[]string{"--size=1m"}, "no job given"},
+		{[]string{"--name=a", "--size=1m", "--name=a", "--size=1m"}, "two jobs are named"},
+		{[]string{"/nonexistent/job.fio"}, "job file"},
+	} {
+		_, _, err := ParseArgs(tc.args)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, ErrUsage) {
+			t.Errorf("ParseArgs(%q) error = %v, want one containing %q and wrapping ErrUsage", tc.args, err, tc.want)
+		}
+	}
+}
+
+func TestJobFileSeed001(t *testing.T) {
+	// Seed 001's fiowrite.ini, as published.
+	src := "[global]\nsize=30g\ndirect=1\niodepth=256\nioengine=libaio\nbs=4k\nnumjobs=4\n\n[writer1]\nrw=randwrite\ndirectory=/mnt/nocache\n"
+	jobs, err := ParseJobFile(strings.NewReader(src), "fiowrite.ini")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(jobs) != 1 {
+		t.Fatalf("%d jobs", len(jobs))
+	}
+	j := jobs[0]
+	if j.Name != "writer1" || j.Size != 30<<30 || !j.Direct || j.IODepth != 256 || j.IOEngine != EngineLibaio || j.BlockSize != 4096 ||
+		j.NumJobs != 4 || j.RW != RWRandWrite || j.Directory != "/mnt/nocache" {
+		t.Errorf("job = %+v", j)
+	}
+}
+
+func TestJobFileSeveralSectionsAndGlobals(t *testing.T) {
+	src := `; mixed, as in seed 001
+[global]
+iodepth = 128
+size=1g
+# comment
+group_reporting
+[reader1]
+rw=randread
+directory=/mnt/readcache
+[global]
+rate_iops=3200
+[writer1]
+rw=randwrite
+directory=/mnt/nocache
+time_based
+runtime=30
+`
+	jobs, opts, err := parseJobFile(strings.NewReader(src), "mixed.ini")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(jobs) != 2 || jobs[0].RateIOPS != 0 || jobs[1].RateIOPS != 3200 || jobs[0].IODepth != 128 || jobs[1].IODepth != 128 ||
+		!jobs[1].TimeBased || jobs[1].Runtime != 30*time.Second || !opts.GroupReporting {
+		t.Errorf("jobs = %+v / %+v, opts %+v", jobs[0], jobs[1], opts)
+	}
+}
+
+func TestJobFileErrorsCarryFileAndLine(t *testing.T) {
+	for _, tc := range []struct{ src, want string }{
+		{"size=1g\n[a]\n", "f.ini:1: option"},
+		{"[global]\nsize=1g\n[a]\nbogus=1\n", "f.ini:4: unknown or unsupported option"},
+		{"[global]\nsize=1g\n[a]\niodepth\n", "f.ini:4: option \"iodepth\" needs a value"},
+		{"[global]\nsize=1g\n[a]\nfrob\n", "f.ini:4: unknown or unsupported option \"frob\""},
+		{"[global]\n[a\n", "f.ini:2: section header"},
+		{"[]\n", "f.ini:1: empty section"},
+		{"[a]\nsize=1g\nrw=sideways\n", "f.ini:3: rw=sideways"},
+		{"[a]\nsize=1g\noutput-format=json\n", "f.ini:3: output-format=json: output-format is a command-line option"},
+		{"[a]\nsize=1g\ninclude other.fio\n", "include is not supported"},
+		{"[a]\nname=b\n", "name= inside a section"},
+		{"[global]\nsize=1g\n", "no job section"},
+		{"[global]\nsize=2k\n[a]\nbs=4k\n", "f.ini:3: job \"a\": size"},
+		{"[a]\nsize=1g\nbs=" + strings.Repeat("9", 70000) + "\n", "f.ini:3"},
+	} {
+		_, err := ParseJobFile(strings.NewReader(tc.src), "f.ini")
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, ErrUsage) {
+			t.Errorf("ParseJobFile(%q) error = %v, want one containing %q", tc.src, err, tc.want)
+		}
+	}
+}
+
+func TestParseArgsReadsJobFiles(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "jobs.fio")
+	if err := os.WriteFile(path, []byte("[global]\nsize=1m\npercentile_list=99\n[r]\nrw=randread\n[w]\nrw=randwrite\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	jobs, opts, err := ParseArgs([]string{"--output-format=json", path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(jobs) != 2 || jobs[0].Name != "r" || jobs[1].RW != RWRandWrite || opts.OutputFormat != "json" || !reflect.DeepEqual(opts.PercentileList, []float64{99}) {
+		t.Errorf("jobs %+v opts %+v", jobs, opts)
+	}
+}
+
+func TestHelpListsEveryOption(t *testing.T) {
+	help := HelpText()
+	for name := range jobOptions {
+		if !strings.Contains(help, "--"+name) {
+			t.Errorf("help text lacks --%s", name)
+		}
+	}
+	for _, name := range []string{"--group_reporting", "--percentile_list", "--output-format"} {
+		if !strings.Contains(help, name) {
+			t.Errorf("help text lacks %s", name)
+		}
+	}
+}
