@@ -57,8 +57,8 @@ test: ## Run unit and envtest integration tests.
 
 .PHONY: verify
 verify: generate manifests ## Regenerate everything and fail on any diff; check gofmt and vet.
-	@changed=$$(git status --porcelain -- api config charts); \
-	if [ -n "$$changed" ]; then echo "generated files are out of date (run make generate manifests and commit):"; echo "$$changed"; git diff --stat -- api config charts; exit 1; fi
+	@changed=$$(git diff --name-only -- api config charts; git ls-files --others --exclude-standard -- api config charts); \
+	if [ -n "$$changed" ]; then echo "generated files are out of date (run make generate manifests and commit):"; echo "$$changed"; exit 1; fi
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed on:"; echo "$$unformatted"; exit 1; fi
 	go vet ./...
