@@ -27,12 +27,16 @@ type backend interface {
 	prepRead(file int, buf []byte, off int64, slot int)
 	prepWrite(file int, buf []byte, off int64, slot int)
 	prepFsync(file int, slot int)
-	// submitWait submits the prepared IOs, then waits until at least
-	// minComplete IOs completed or timeout passed (timeout <= 0: no
-	// limit), appending completions to out. With nothing in flight and
-	// minComplete > 0 it sleeps for the timeout, which is how a paced
-	// worker waits for its next due IO.
-	submitWait(minComplete int, timeout time.Duration, out []completion) ([]completion, error)
+	// submit hands the prepared IOs to the kernel (psync: nothing; its IO
+	// happens in wait). It is separate from wait, as in fio, so that
+	// submission latency (slat) and completion latency (clat) can be told
+	// apart.
+	submit() error
+	// wait waits until at least minComplete IOs completed or timeout
+	// passed (timeout <= 0: no limit), appending completions to out. With
+	// nothing in flight and minComplete > 0 it sleeps for the timeout,
+	// which is how a paced worker waits for its next due IO.
+	wait(minComplete int, timeout time.Duration, out []completion) ([]completion, error)
 	close()
 }
 
@@ -122,17 +126,17 @@ func (b *uringBackend) prepWrite(file int, buf []byte, off int64, slot int) {
 	b.r.PrepWrite(file, buf, off, uint64(slot))
 }
 func (b *uringBackend) prepFsync(file int, slot int) { b.r.PrepFsync(file, false, uint64(slot)) }
-func (b *uringBackend) submitWait(minComplete int, timeout time.Duration, out []completion) ([]completion, error) {
-	// Completions may already be waiting (posted while we prepared): then
-	// only submit, do not block.
-	b.scratch = b.r.Reap(b.scratch[:0])
-	if len(b.scratch) >= minComplete {
-		minComplete = 0
-	} else {
-		minComplete -= len(b.scratch)
+func (b *uringBackend) submit() error {
+	if b.r.Unsent() == 0 {
+		return nil
 	}
-	if b.r.Unsent() > 0 || minComplete > 0 {
-		if err := b.r.SubmitAndWait(uint32(minComplete), timeout); err != nil {
+	return b.r.SubmitAndWait(0, 0)
+}
+func (b *uringBackend) wait(minComplete int, timeout time.Duration, out []completion) ([]completion, error) {
+	// Completions may already be posted: then do not enter the kernel.
+	b.scratch = b.r.Reap(b.scratch[:0])
+	if len(b.scratch) < minComplete || b.r.Unsent() > 0 {
+		if err := b.r.SubmitAndWait(uint32(minComplete-len(b.scratch)), timeout); err != nil {
 			return out, err
 		}
 		b.scratch = b.r.Reap(b.scratch)
@@ -156,15 +160,16 @@ func (b *aioBackend) prepWrite(file int, buf []byte, off int64, slot int) {
 	b.c.PrepWrite(file, buf, off, uint64(slot))
 }
 func (b *aioBackend) prepFsync(file int, slot int) { b.c.PrepFsync(file, false, uint64(slot)) }
-func (b *aioBackend) submitWait(minComplete int, timeout time.Duration, out []completion) ([]completion, error) {
-	if err := b.c.Submit(); err != nil {
-		return out, err
-	}
-	if minComplete > 0 && timeout <= 0 {
-		timeout = time.Hour // io_getevents: a nil timeout would also work; keep one path
+func (b *aioBackend) submit() error                { return b.c.Submit() }
+func (b *aioBackend) wait(minComplete int, timeout time.Duration, out []completion) ([]completion, error) {
+	if b.c.Unsent() > 0 {
+		// A partial io_submit (EAGAIN) left IOs queued: retry first.
+		if err := b.c.Submit(); err != nil {
+			return out, err
+		}
 	}
 	if minComplete == 0 {
-		timeout = 1 // poll: a zero timespec returns at once
+		timeout = 1 // poll: a (nearly) zero timespec returns at once
 	}
 	var err error
 	b.scratch, err = b.c.Wait(minComplete, timeout, b.scratch[:0])
@@ -176,7 +181,7 @@ func (b *aioBackend) submitWait(minComplete int, timeout time.Duration, out []co
 func (b *aioBackend) close() { b.c.Close() }
 
 // psyncBackend runs one IO at a time with pread/pwrite, as fio's psync
-// engine does: the IO happens inside submitWait.
+// engine does: the IO happens inside wait.
 type psyncBackend struct {
 	fds     []int
 	pending bool
@@ -197,7 +202,8 @@ func (b *psyncBackend) prepWrite(file int, buf []byte, off int64, slot int) {
 	b.prep(opWrite, file, buf, off, slot)
 }
 func (b *psyncBackend) prepFsync(file int, slot int) { b.prep(opFsync, file, nil, 0, slot) }
-func (b *psyncBackend) submitWait(minComplete int, timeout time.Duration, out []completion) ([]completion, error) {
+func (b *psyncBackend) submit() error                { return nil }
+func (b *psyncBackend) wait(minComplete int, timeout time.Duration, out []completion) ([]completion, error) {
 	if !b.pending {
 		if minComplete > 0 && timeout > 0 {
 			ts := unix.NsecToTimespec(int64(timeout))

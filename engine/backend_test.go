@@ -77,8 +77,11 @@ func waitFor(t *testing.T, be backend, n int, res int32) {
 	var got []completion
 	deadline := time.Now().Add(10 * time.Second)
 	for len(got) < n && time.Now().Before(deadline) {
+		if err := be.submit(); err != nil {
+			t.Fatal(err)
+		}
 		var err error
-		if got, err = be.submitWait(1, time.Second, got); err != nil {
+		if got, err = be.wait(1, time.Second, got); err != nil {
 			t.Fatal(err)
 		}
 	}

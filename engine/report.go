@@ -40,6 +40,7 @@ func (a *aggregate) addClone(lanes []*worker) {
 	for _, w := range lanes {
 		s := &w.stats
 		for d := range a.dir {
+			a.dir[d].slat.Merge(&s.dir[d].slat)
 			a.dir[d].clat.Merge(&s.dir[d].clat)
 			a.dir[d].lat.Merge(&s.dir[d].lat)
 			a.dir[d].ios += s.dir[d].ios
@@ -201,7 +202,7 @@ func (a *aggregate) direction(d int, opts RunOptions) result.Direction {
 		TotalIOs: s.ios,
 		ShortIOs: s.short,
 		Runtime:  a.runtime.Milliseconds(),
-		SlatNs:   emptyLat(), // not measured separately: submission and waiting are one system call
+		SlatNs:   latencyStats(&s.slat, nil, false),
 		ClatNs:   latencyStats(&s.clat, opts.PercentileList, opts.OutputFormat == "json+"),
 		LatNs:    latencyStats(&s.lat, opts.PercentileList, false),
 	}

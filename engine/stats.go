@@ -22,10 +22,10 @@ const (
 
 // dirStats is one direction's measurement.
 type dirStats struct {
-	clat, lat hist.Histogram
-	ios       int64
-	bytes     int64
-	short     int64
+	slat, clat, lat hist.Histogram
+	ios             int64
+	bytes           int64
+	short           int64
 }
 
 // intervalPoint is one time-series interval of one worker. The interval's
@@ -76,6 +76,7 @@ type workerStats struct {
 // reset empties the measurement (at the end of the ramp).
 func (s *workerStats) reset() {
 	for i := range s.dir {
+		s.dir[i].slat.Reset()
 		s.dir[i].clat.Reset()
 		s.dir[i].lat.Reset()
 		s.dir[i].ios, s.dir[i].bytes, s.dir[i].short = 0, 0, 0
