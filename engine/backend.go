@@ -72,9 +72,17 @@ type backendChoice struct {
 // probeCache remembers the auto choice: the kernel's answer does not
 // change within a process.
 var probeCache struct {
-	sync.Once
+	sync.Mutex
+	done   bool
 	choice backendChoice
 }
+
+// probeFunc and newBackend are the seams tests use to simulate a kernel that
+// refuses io_uring and libaio, or a device that fails IOs.
+var (
+	probeFunc  = probe
+	newBackend = openBackend
+)
 
 // chooseBackend resolves --ioengine. auto tries io_uring, then libaio, then
 // psync, recording every refusal (seccomp's EPERM, old kernels' ENOSYS or
@@ -83,7 +91,11 @@ func chooseBackend(requested string) backendChoice {
 	if requested != EngineAuto {
 		return backendChoice{name: requested, reason: "requested with --ioengine=" + requested}
 	}
-	probeCache.Do(func() { probeCache.choice = probe() })
+	probeCache.Lock()
+	defer probeCache.Unlock()
+	if !probeCache.done {
+		probeCache.choice, probeCache.done = probeFunc(), true
+	}
 	return probeCache.choice
 }
 

@@ -161,9 +161,17 @@ func record(path string, end int64) {
 // blocks read as zeros; our data never does).
 func (t *target) layoutStart() (int64, error) {
 	if t.fill == FillAlways {
-		return t.start * boolInt(t.device), nil
+		if t.device {
+			return t.start, nil
+		}
+		return 0, nil
 	}
 	if t.device {
+		if t.fill == FillNever {
+			// The user vouches for the device's content; reading it
+			// here could only fail on the regions the jobs avoid.
+			return t.end, nil
+		}
 		written, err := sampleWritten(t.path, t.start, t.end)
 		if err != nil {
 			return 0, err
@@ -195,13 +203,6 @@ func (t *target) layoutStart() (int64, error) {
 		return 0, nil
 	}
 	return min(hole, st.Size), nil
-}
-
-func boolInt(b bool) int64 {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // sampleWritten reads 64 blocks spread over a device region and reports

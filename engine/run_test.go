@@ -321,3 +321,72 @@ func TestBlockDevice(t *testing.T) {
 		t.Fatalf("device region not laid out: %v %v", written, err)
 	}
 }
+
+// failingBackend wraps a real backend and fails one IO with EIO, as a
+// device with a bad sector does.
+type failingBackend struct {
+	backend
+	n, failAt int
+}
+
+func (f *failingBackend) wait(min int, timeout time.Duration, out []completion) ([]completion, error) {
+	start := len(out)
+	out, err := f.backend.wait(min, timeout, out)
+	for i := start; i < len(out); i++ {
+		if f.n++; f.n == f.failAt {
+			out[i].res = -int32(unix.EIO)
+		}
+	}
+	return out, err
+}
+
+func TestDeviceErrorGivesPartialResult(t *testing.T) {
+	newBackend = func(kind string, depth int, fds []int, mem []byte) (backend, string, error) {
+		be, features, err := openBackend(kind, depth, fds, mem)
+		return &failingBackend{backend: be, failAt: 500}, features, err
+	}
+	defer func() { newBackend = openBackend }()
+	dir := t.TempDir()
+	jobs, opts := job(t, "--name=bad", "--directory="+dir, "--size=8m", "--rw=randread", "--bs=4k", "--iodepth=4",
+		"--direct=1", "--runtime=10", "--time_based")
+	doc, err := Run(context.Background(), jobs, opts)
+	if !errors.Is(err, unix.EIO) {
+		t.Fatalf("error %v, want EIO", err)
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, filepath.Join(dir, "bad.0.0")) || !strings.Contains(msg, "read of 4096 bytes at offset") {
+		t.Fatalf("error %q does not name the file and IO", msg)
+	}
+	if doc == nil || !doc.Storagebench.Partial || doc.Storagebench.Error != msg || doc.Jobs[0].Error != int(unix.EIO) {
+		t.Fatalf("want a partial document carrying the error, got %+v", doc)
+	}
+	if n := doc.Jobs[0].Read.TotalIOs; n < 400 || n > 600 {
+		t.Fatalf("%d IOs reported, want those done before the failure (about 500)", n)
+	}
+}
+
+func TestAutoFallbackToPsyncKeepsQueueDepth(t *testing.T) {
+	probeCache.Lock()
+	savedDone, savedChoice := probeCache.done, probeCache.choice
+	probeCache.done, probeCache.choice = true, backendChoice{name: EnginePsync, reason: "auto: io_uring refused (operation not permitted); libaio refused (operation not permitted); using psync"}
+	probeCache.Unlock()
+	defer func() {
+		probeCache.Lock()
+		probeCache.done, probeCache.choice = savedDone, savedChoice
+		probeCache.Unlock()
+	}()
+	doc := mustRun(t, "--name=fb", "--directory="+t.TempDir(), "--size=8m", "--rw=randread", "--bs=4k", "--iodepth=4",
+		"--direct=1", "--rate_iops=400", "--runtime=1", "--time_based")
+	ext := doc.Storagebench.Jobs[0]
+	if ext.Backend != EnginePsync || !strings.Contains(ext.BackendReason, "iodepth=4 kept with 4 locked threads") ||
+		!strings.Contains(ext.BackendReason, "io_uring refused") {
+		t.Fatalf("backend %q reason %q", ext.Backend, ext.BackendReason)
+	}
+	// The four lanes share one schedule: together they meet the rate.
+	if iops := doc.Jobs[0].Read.IOPS; iops < 392 || iops > 408 {
+		t.Fatalf("%.1f IOPS from the lanes, want 400 +- 2%%", iops)
+	}
+	if len(doc.Jobs) != 1 {
+		t.Fatalf("%d entries: lanes of a clone must report as one job", len(doc.Jobs))
+	}
+}

@@ -121,7 +121,7 @@ func (w *worker) setup() error {
 	w.comps = make([]completion, 0, 2*w.depth)
 	w.sizeStep = j.sizeStep()
 	w.align = j.offsetAlign()
-	be, features, err := openBackend(w.kind, w.depth, w.fds, w.arena.mem)
+	be, features, err := newBackend(w.kind, w.depth, w.fds, w.arena.mem)
 	if err != nil {
 		return fmt.Errorf("job %q: %s backend: %w", j.Name, w.kind, err)
 	}
