@@ -9,27 +9,27 @@ import (
 // resolved: what one engine run on one target does.
 type Cell struct {
 	// Name is unique within a benchmark: <workload>-bs<size>-r<read%>-qd<depth>-j<jobs>.
-	Name     string
-	Workload string
-	Access   AccessPattern
+	Name     string        `json:"name"`
+	Workload string        `json:"workload"`
+	Access   AccessPattern `json:"access"`
 	// BlockSizeBytes is the IO size; zero when the cell draws sizes from
 	// BlockSizeMinBytes..BlockSizeMaxBytes.
-	BlockSizeBytes      int64
-	BlockSizeMinBytes   int64
-	BlockSizeMaxBytes   int64
-	BlockAlignmentBytes int64
-	ReadPercent         int32
-	QueueDepth          int32
-	NumJobs             int32
+	BlockSizeBytes      int64 `json:"blockSizeBytes,omitempty"`
+	BlockSizeMinBytes   int64 `json:"blockSizeMinBytes,omitempty"`
+	BlockSizeMaxBytes   int64 `json:"blockSizeMaxBytes,omitempty"`
+	BlockAlignmentBytes int64 `json:"blockAlignmentBytes,omitempty"`
+	ReadPercent         int32 `json:"readPercent"`
+	QueueDepth          int32 `json:"queueDepth"`
+	NumJobs             int32 `json:"numJobs"`
 	// RateIOPS caps each job; 0 means unpaced.
-	RateIOPS        int32
-	DurationSeconds int32
-	RampSeconds     int32
-	Direct          bool
-	SyncWrites      bool
+	RateIOPS        int32 `json:"rateIOPS,omitempty"`
+	DurationSeconds int32 `json:"durationSeconds"`
+	RampSeconds     int32 `json:"rampSeconds"`
+	Direct          bool  `json:"direct"`
+	SyncWrites      bool  `json:"syncWrites"`
 	// ConcurrentWith is the workload whose cell of the same index runs at
 	// the same time as this one, empty for none.
-	ConcurrentWith string
+	ConcurrentWith string `json:"concurrentWith,omitempty"`
 }
 
 // Cells expands every workload group into its cells, in spec order: groups

@@ -260,8 +260,10 @@ type DirectionResult struct {
 	IOPS string `json:"iops"`
 	// bytesPerSecond summed over all clients.
 	BytesPerSecond int64 `json:"bytesPerSecond"`
-	// latencyMicroseconds is the completion latency distribution of all
-	// IOs of all clients, from merged histograms.
+	// latencyMicroseconds is the latency distribution of all IOs of all
+	// clients, from merged histograms: from each IO's intended start (its
+	// scheduled time when rate-limited, so a saturated device cannot hide
+	// its queueing) to its completion.
 	LatencyMicroseconds LatencySummary `json:"latencyMicroseconds"`
 }
 

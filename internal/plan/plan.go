@@ -1,0 +1,183 @@
+// Package plan is what a client is handed: the cells it runs, on which data,
+// at which offsets from a start instant that every client of a target shares.
+// The controller builds one plan per target and mounts it into the client
+// pods; the local runner builds the same plan for in-process clients. Pure
+// data and arithmetic, no Kubernetes clients.
+package plan
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
+)
+
+// SchemaVersion identifies the plan layout; clients refuse other versions,
+// so an old client image never misreads a newer controller's plan.
+const SchemaVersion = "storagebench.io/client-plan/v1"
+
+// SlotGap separates consecutive slots so that every engine has stopped and
+// released its files before the next cell starts on any client.
+const SlotGap = 2 * time.Second
+
+// Plan is one target's run as its clients see it.
+type Plan struct {
+	SchemaVersion string `json:"schemaVersion"`
+	Benchmark     string `json:"benchmark"`
+	Namespace     string `json:"namespace,omitempty"`
+	Generation    int64  `json:"generation"`
+	Target        string `json:"target"`
+	// Clients is the number of clients of the target; each knows its index.
+	Clients int32 `json:"clients"`
+	Data    Data  `json:"data"`
+	// Slots run in order; each starts at its offset from the shared start.
+	Slots []Slot `json:"slots"`
+	// IOEngine is the engine backend to ask for (auto unless testing).
+	IOEngine string `json:"ioEngine"`
+	// StartSignal says where a cluster client reads the start instant.
+	StartSignal StartSignal `json:"startSignal,omitempty"`
+	// MaxClockOffsetMilliseconds is how far a client's clock may be from the
+	// controller's before it refuses to start.
+	MaxClockOffsetMilliseconds int32 `json:"maxClockOffsetMilliseconds"`
+	// WaitForStartSeconds bounds how long a ready client waits for the start
+	// instant before giving up.
+	WaitForStartSeconds int32 `json:"waitForStartSeconds"`
+}
+
+// Data is the data set each client lays out and works on.
+type Data struct {
+	// Mode is Filesystem (Path is a directory) or Block (Path is a device).
+	Mode string `json:"mode"`
+	Path string `json:"path"`
+	// Shared is true when all clients use the same volume: each then works
+	// in its own subdirectory (Filesystem) or region (Block).
+	Shared             bool   `json:"shared"`
+	SizePerClientBytes int64  `json:"sizePerClientBytes"`
+	FilesPerClient     int32  `json:"filesPerClient"`
+	Fill               string `json:"fill"`
+	ZeroBuffers        bool   `json:"zeroBuffers,omitempty"`
+}
+
+// Slot is what runs at one instant: one cell, or several cells of workloads
+// declared concurrentWith each other.
+type Slot struct {
+	// OffsetMilliseconds is the slot's start after the shared start instant.
+	OffsetMilliseconds int64 `json:"offsetMilliseconds"`
+	// Repetition is 1..spec.repetitions.
+	Repetition int32       `json:"repetition"`
+	Cells      []sbv1.Cell `json:"cells"`
+}
+
+// StartSignal names the ConfigMap key a cluster client polls for the start.
+type StartSignal struct {
+	ConfigMap string `json:"configMap,omitempty"`
+	Key       string `json:"key,omitempty"`
+}
+
+// Length is how long the slot runs: the longest ramp + duration among its
+// cells.
+func (s *Slot) Length() time.Duration {
+	var longest time.Duration
+	for _, c := range s.Cells {
+		if d := time.Duration(c.RampSeconds+c.DurationSeconds) * time.Second; d > longest {
+			longest = d
+		}
+	}
+	return longest
+}
+
+// Duration is the time from the shared start to the end of the last slot.
+func (p *Plan) Duration() time.Duration {
+	if len(p.Slots) == 0 {
+		return 0
+	}
+	last := p.Slots[len(p.Slots)-1]
+	return time.Duration(last.OffsetMilliseconds)*time.Millisecond + last.Length()
+}
+
+// CellRuns is the number of (cell, repetition) runs in the plan.
+func (p *Plan) CellRuns() int {
+	n := 0
+	for _, s := range p.Slots {
+		n += len(s.Cells)
+	}
+	return n
+}
+
+// CellRunsDoneAt counts the cell runs whose slot has ended by elapsed time
+// after the start: the progress of a running target.
+func (p *Plan) CellRunsDoneAt(elapsed time.Duration) int {
+	n := 0
+	for _, s := range p.Slots {
+		if time.Duration(s.OffsetMilliseconds)*time.Millisecond+s.Length() <= elapsed {
+			n += len(s.Cells)
+		}
+	}
+	return n
+}
+
+// Slots lays the spec's cells out in time: cells of concurrent workloads
+// share a slot, every repetition runs the whole matrix once (so drift over
+// time spreads over all cells rather than hitting one), and slots follow
+// each other with SlotGap between them.
+func Slots(spec *sbv1.StorageBenchmarkSpec) []Slot {
+	cellsOf := map[string][]sbv1.Cell{}
+	for i := range spec.Workloads {
+		w := &spec.Workloads[i]
+		cellsOf[w.Name] = w.Cells()
+	}
+	// A group that names a partner runs inside the partner's slots.
+	var round [][]sbv1.Cell
+	for i := range spec.Workloads {
+		w := &spec.Workloads[i]
+		if w.ConcurrentWith != "" {
+			continue
+		}
+		var partners []string
+		for j := range spec.Workloads {
+			if spec.Workloads[j].ConcurrentWith == w.Name {
+				partners = append(partners, spec.Workloads[j].Name)
+			}
+		}
+		for k, c := range cellsOf[w.Name] {
+			slot := []sbv1.Cell{c}
+			for _, partner := range partners {
+				if k < len(cellsOf[partner]) {
+					slot = append(slot, cellsOf[partner][k])
+				}
+			}
+			round = append(round, slot)
+		}
+	}
+	repetitions := spec.Repetitions
+	if repetitions < 1 {
+		repetitions = 1
+	}
+	var slots []Slot
+	var offset time.Duration
+	for rep := int32(1); rep <= repetitions; rep++ {
+		for _, cells := range round {
+			s := Slot{OffsetMilliseconds: offset.Milliseconds(), Repetition: rep, Cells: cells}
+			slots = append(slots, s)
+			offset += s.Length() + SlotGap
+		}
+	}
+	return slots
+}
+
+// Parse reads a plan and checks that this client can run it.
+func Parse(data []byte) (*Plan, error) {
+	p := &Plan{}
+	if err := json.Unmarshal(data, p); err != nil {
+		return nil, fmt.Errorf("reading the plan: %w", err)
+	}
+	if p.SchemaVersion != SchemaVersion {
+		return nil, fmt.Errorf("plan schema %q is not %q: the client image and the controller are different versions", p.SchemaVersion, SchemaVersion)
+	}
+	if p.Clients < 1 || len(p.Slots) == 0 || p.Data.Path == "" || p.Data.SizePerClientBytes <= 0 {
+		return nil, fmt.Errorf("plan for target %q is incomplete (clients %d, slots %d, data path %q, size %d)",
+			p.Target, p.Clients, len(p.Slots), p.Data.Path, p.Data.SizePerClientBytes)
+	}
+	return p, nil
+}

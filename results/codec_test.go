@@ -1,0 +1,84 @@
+package results
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/storagebench/storagebench/engine/result"
+)
+
+func sampleReport() *ClientReport {
+	return &ClientReport{
+		SchemaVersion: ClientReportSchema, Benchmark: "b", Generation: 3, Target: "fast", Client: 1,
+		EngineVersion: "test", Runs: []CellRun{{Cell: "w-bs4k-r100-qd1-j1", Repetition: 1, Document: &result.Document{}}},
+	}
+}
+
+func TestClientReportRoundTripsThroughALogWithOtherLines(t *testing.T) {
+	var log bytes.Buffer
+	log.WriteString("I1129 layout done\n")
+	if err := WriteClientReport(&log, sampleReport()); err != nil {
+		t.Fatal(err)
+	}
+	log.WriteString("I1129 bye\n")
+	got, err := ReadClientReport(&log, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Target != "fast" || got.Client != 1 || got.Generation != 3 || len(got.Runs) != 1 {
+		t.Fatalf("round trip changed the report: %+v", got)
+	}
+}
+
+func TestReadClientReportRefusesBrokenInput(t *testing.T) {
+	var good bytes.Buffer
+	if err := WriteClientReport(&good, sampleReport()); err != nil {
+		t.Fatal(err)
+	}
+	full := good.String()
+	lines := strings.Split(strings.TrimSuffix(full, "\n"), "\n")
+	otherSchema := sampleReport()
+	otherSchema.SchemaVersion = "storagebench.io/client-report/v0"
+	var old bytes.Buffer
+	_ = WriteClientReport(&old, otherSchema)
+
+	cases := map[string]struct {
+		log  string
+		want string
+	}{
+		"empty log":               {"", ErrNoReport.Error()},
+		"garbage":                 {"\x00\xff garbage\n{not json\n", ErrNoReport.Error()},
+		"truncated before end":    {full[:len(full)/2], "incomplete"},
+		"body altered":            {strings.Replace(full, `"fast"`, `"slow"`, 1), "checksum does not match"},
+		"line interleaved":        {lines[0] + "\nnoise\n" + lines[1] + "\n" + lines[2] + "\n", "incomplete"},
+		"other schema":            {old.String(), "schema"},
+		"valid checksum bad json": {frame("{not json"), "not valid JSON"},
+		"oversized":               {strings.Repeat("x", 2000), "larger than"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := ReadClientReport(strings.NewReader(tc.log), 1024+int64(len(full)))
+			if name == "oversized" {
+				_, err = ReadClientReport(strings.NewReader(tc.log), 1000)
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+	if _, err := ReadClientReport(strings.NewReader(""), 10); !errors.Is(err, ErrNoReport) {
+		t.Fatalf("an empty log should be ErrNoReport, got %v", err)
+	}
+}
+
+// frame seals an arbitrary body, to test what a correct checksum over bad
+// content does.
+func frame(body string) string {
+	var b bytes.Buffer
+	b.WriteString(beginMarker + "\n" + body + "\n")
+	sum := sha256Hex([]byte(body))
+	b.WriteString(endPrefix + sum + endSuffix + "\n")
+	return b.String()
+}

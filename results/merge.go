@@ -1,0 +1,319 @@
+package results
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
+	"github.com/storagebench/storagebench/engine/hist"
+	"github.com/storagebench/storagebench/engine/result"
+	"github.com/storagebench/storagebench/internal/plan"
+)
+
+// Merge combines the reports of all clients of a target into its result.
+// Counts and rates add up; latency distributions merge bucket by bucket, so
+// percentiles are those of all IOs of all clients: nothing is averaged. The
+// reports are untrusted input: anything inconsistent with the plan is an
+// error naming the client and cell, never a panic.
+func Merge(p *plan.Plan, reports []*ClientReport) (*TargetResult, error) {
+	byClient, err := checkReports(p, reports)
+	if err != nil {
+		return nil, err
+	}
+	tr := &TargetResult{
+		SchemaVersion: TargetResultSchema,
+		Benchmark:     p.Benchmark,
+		Namespace:     p.Namespace,
+		Generation:    p.Generation,
+		Target:        p.Target,
+		Clients:       p.Clients,
+	}
+	backends := map[string]bool{}
+	for i := int32(0); i < p.Clients; i++ {
+		r := byClient[i]
+		tr.ClientSummaries = append(tr.ClientSummaries, ClientSummary{
+			Client: i, Node: r.Node, Pod: r.Pod,
+			PrepareMilliseconds: r.PrepareMilliseconds, ClockOffsetMilliseconds: r.ClockOffsetMilliseconds,
+		})
+		tr.Timings.PrepareMilliseconds = max(tr.Timings.PrepareMilliseconds, r.PrepareMilliseconds)
+		if tr.EngineVersion == "" {
+			tr.EngineVersion = r.EngineVersion
+		}
+	}
+
+	index := map[string]int{}
+	for _, slot := range p.Slots {
+		for _, cell := range slot.Cells {
+			rep, err := mergeRepetition(cell, slot.Repetition, p.Clients, byClient, backends)
+			if err != nil {
+				return nil, err
+			}
+			tr.StartSkewMicroseconds = max(tr.StartSkewMicroseconds, rep.StartSkewMicroseconds)
+			i, seen := index[cell.Name]
+			if !seen {
+				i = len(tr.Cells)
+				index[cell.Name] = i
+				tr.Cells = append(tr.Cells, CellResult{Cell: cell})
+			}
+			tr.Cells[i].Repetitions = append(tr.Cells[i].Repetitions, *rep)
+		}
+	}
+	for i := range tr.Cells {
+		chooseMedian(&tr.Cells[i])
+	}
+	for b := range backends {
+		tr.Backends = append(tr.Backends, b)
+	}
+	sort.Strings(tr.Backends)
+	return tr, nil
+}
+
+// checkReports indexes the reports by client and rejects any that do not
+// belong to this plan.
+func checkReports(p *plan.Plan, reports []*ClientReport) (map[int32]*ClientReport, error) {
+	byClient := map[int32]*ClientReport{}
+	for _, r := range reports {
+		if r == nil {
+			return nil, fmt.Errorf("missing client report")
+		}
+		switch {
+		case r.Target != p.Target:
+			return nil, fmt.Errorf("client %d reported for target %q, not %q", r.Client, r.Target, p.Target)
+		case r.Generation != p.Generation:
+			return nil, fmt.Errorf("client %d reported for generation %d, not %d", r.Client, r.Generation, p.Generation)
+		case r.Client < 0 || r.Client >= p.Clients:
+			return nil, fmt.Errorf("client index %d outside 0..%d", r.Client, p.Clients-1)
+		case byClient[r.Client] != nil:
+			return nil, fmt.Errorf("two reports from client %d", r.Client)
+		case r.Error != "":
+			return nil, fmt.Errorf("client %d failed: %s", r.Client, r.Error)
+		}
+		byClient[r.Client] = r
+	}
+	for i := int32(0); i < p.Clients; i++ {
+		if byClient[i] == nil {
+			return nil, fmt.Errorf("no report from client %d", i)
+		}
+	}
+	return byClient, nil
+}
+
+// mergeRepetition merges one cell run over all clients.
+func mergeRepetition(cell sbv1.Cell, repetition, clients int32, byClient map[int32]*ClientReport, backends map[string]bool) (*RepetitionResult, error) {
+	rep := &RepetitionResult{Repetition: repetition}
+	var read, write directionMerge
+	var starts []int64
+	for i := int32(0); i < clients; i++ {
+		run := findRun(byClient[i], cell.Name, repetition)
+		if run == nil || run.Document == nil {
+			return nil, fmt.Errorf("client %d has no result for cell %s repetition %d", i, cell.Name, repetition)
+		}
+		if run.Error != "" {
+			return nil, fmt.Errorf("client %d failed cell %s: %s", i, cell.Name, run.Error)
+		}
+		cr, err := mergeClientRun(run.Document, &read, &write)
+		if err != nil {
+			return nil, fmt.Errorf("client %d, cell %s: %w", i, cell.Name, err)
+		}
+		cr.Client = i
+		backends[cr.Backend] = true
+		if cr.RateMet != nil {
+			met := *cr.RateMet && (rep.RateMet == nil || *rep.RateMet)
+			rep.RateMet = &met
+		}
+		starts = append(starts, cr.StartOffsetMicroseconds) // absolute start in µs for now
+		rep.Clients = append(rep.Clients, *cr)
+	}
+	earliest := slicesMin(starts)
+	for k := range rep.Clients {
+		rep.Clients[k].StartOffsetMicroseconds -= earliest
+		rep.StartSkewMicroseconds = max(rep.StartSkewMicroseconds, rep.Clients[k].StartOffsetMicroseconds)
+	}
+	if cell.Reads() {
+		rep.Read = read.stats()
+	}
+	if cell.Writes() {
+		rep.Write = write.stats()
+	}
+	return rep, nil
+}
+
+func findRun(r *ClientReport, cell string, repetition int32) *CellRun {
+	for i := range r.Runs {
+		if r.Runs[i].Cell == cell && r.Runs[i].Repetition == repetition {
+			return &r.Runs[i]
+		}
+	}
+	return nil
+}
+
+// mergeClientRun adds one client's engine document into the cell's
+// direction merges and returns the client's own share.
+func mergeClientRun(doc *result.Document, read, write *directionMerge) (*ClientResult, error) {
+	ext := doc.Storagebench
+	if len(doc.Jobs) == 0 || len(ext.Jobs) != len(doc.Jobs) {
+		return nil, fmt.Errorf("engine document has %d jobs and %d extension entries", len(doc.Jobs), len(ext.Jobs))
+	}
+	if ext.Partial {
+		return nil, fmt.Errorf("engine run incomplete: %s", ext.Error)
+	}
+	cr := &ClientResult{StartOffsetMicroseconds: math.MaxInt64}
+	var own [2]directionMerge
+	for i := range doc.Jobs {
+		job, jext := &doc.Jobs[i], &ext.Jobs[i]
+		if job.Error != 0 {
+			return nil, fmt.Errorf("job %s ended with error %d", job.JobName, job.Error)
+		}
+		for d, pair := range []struct {
+			fio *result.Direction
+			ext *result.DirectionExtension
+		}{{&job.Read, &jext.Read}, {&job.Write, &jext.Write}} {
+			if err := own[d].add(pair.fio, pair.ext); err != nil {
+				return nil, fmt.Errorf("job %s %s: %w", job.JobName, []string{"read", "write"}[d], err)
+			}
+		}
+		cr.StartOffsetMicroseconds = min(cr.StartOffsetMicroseconds, jext.StartUnixNano/1000)
+		cr.EndUnixNano = max(cr.EndUnixNano, jext.EndUnixNano)
+		cr.Backend = jext.Backend
+		if jext.BackendReason != "" {
+			cr.Backend = jext.Backend + " (" + jext.BackendReason + ")"
+		}
+		if jext.RateMet != nil {
+			met := *jext.RateMet && (cr.RateMet == nil || *cr.RateMet)
+			cr.RateMet = &met
+		}
+	}
+	if own[0].ios > 0 {
+		cr.Read = own[0].statsWithoutHistograms()
+	}
+	if own[1].ios > 0 {
+		cr.Write = own[1].statsWithoutHistograms()
+	}
+	read.mergeFrom(&own[0])
+	write.mergeFrom(&own[1])
+	return cr, nil
+}
+
+// directionMerge accumulates one direction over jobs and clients.
+type directionMerge struct {
+	ios, bytes     int64
+	iops, bps      float64
+	lat, clat      *hist.Histogram
+	haveHistograms bool
+}
+
+func (m *directionMerge) add(d *result.Direction, ext *result.DirectionExtension) error {
+	if d.TotalIOs < 0 || d.IOBytes < 0 || d.BwBytes < 0 || !finiteNonNegative(d.IOPS) {
+		return fmt.Errorf("negative or non-finite counters (ios %d, bytes %d, iops %v)", d.TotalIOs, d.IOBytes, d.IOPS)
+	}
+	m.ios += d.TotalIOs
+	m.bytes += d.IOBytes
+	m.iops += d.IOPS
+	m.bps += float64(d.BwBytes)
+	for _, h := range []struct {
+		encoded string
+		into    **hist.Histogram
+		name    string
+	}{{ext.Lat, &m.lat, "lat"}, {ext.Clat, &m.clat, "clat"}} {
+		if h.encoded == "" {
+			continue
+		}
+		decoded, err := hist.Decode(h.encoded)
+		if err != nil {
+			return fmt.Errorf("%s histogram: %w", h.name, err)
+		}
+		if *h.into == nil {
+			*h.into = hist.New()
+		}
+		(*h.into).Merge(decoded)
+		m.haveHistograms = true
+	}
+	if d.TotalIOs > 0 && !m.haveHistograms {
+		return fmt.Errorf("%d IOs but no latency histogram", d.TotalIOs)
+	}
+	return nil
+}
+
+func (m *directionMerge) mergeFrom(o *directionMerge) {
+	m.ios += o.ios
+	m.bytes += o.bytes
+	m.iops += o.iops
+	m.bps += o.bps
+	for _, pair := range [][2]**hist.Histogram{{&m.lat, &o.lat}, {&m.clat, &o.clat}} {
+		if *pair[1] == nil {
+			continue
+		}
+		if *pair[0] == nil {
+			*pair[0] = hist.New()
+		}
+		(*pair[0]).Merge(*pair[1])
+	}
+}
+
+func (m *directionMerge) statsWithoutHistograms() *DirectionStats {
+	s := &DirectionStats{IOs: m.ios, Bytes: m.bytes, IOPS: m.iops, BytesPerSecond: m.bps}
+	lat := m.lat
+	if lat == nil {
+		lat = m.clat
+	}
+	s.LatencyNs = summarize(lat)
+	s.CompletionLatencyNs = summarize(m.clat)
+	return s
+}
+
+func (m *directionMerge) stats() *DirectionStats {
+	s := m.statsWithoutHistograms()
+	if m.lat != nil {
+		s.LatencyHistogram = m.lat.Encode()
+	}
+	if m.clat != nil {
+		s.CompletionLatencyHistogram = m.clat.Encode()
+	}
+	return s
+}
+
+func summarize(h *hist.Histogram) LatencyNs {
+	if h == nil || h.Count() == 0 {
+		return LatencyNs{}
+	}
+	return LatencyNs{
+		Min: h.Min(), Mean: h.Mean(), Max: h.Max(),
+		P50: h.Percentile(50), P90: h.Percentile(90), P99: h.Percentile(99), P999: h.Percentile(99.9),
+	}
+}
+
+// chooseMedian picks the repetition with the median total IOPS (the lower
+// median for an even count) and records the spread.
+func chooseMedian(c *CellResult) {
+	n := len(c.Repetitions)
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		return c.Repetitions[order[a]].TotalIOPS() < c.Repetitions[order[b]].TotalIOPS()
+	})
+	c.Chosen = order[(n-1)/2]
+	if n > 1 {
+		median := c.Repetitions[c.Chosen].TotalIOPS()
+		spread := c.Repetitions[order[n-1]].TotalIOPS() - c.Repetitions[order[0]].TotalIOPS()
+		if median > 0 {
+			c.SpreadPercent = spread / median * 100
+		}
+	}
+}
+
+func finiteNonNegative(v float64) bool { return v >= 0 && !math.IsInf(v, 0) && !math.IsNaN(v) }
+
+func slicesMin(v []int64) int64 {
+	m := int64(math.MaxInt64)
+	for _, x := range v {
+		m = min(m, x)
+	}
+	return m
+}
+
+// BackendList joins backends for display.
+func BackendList(backends []string) string { return strings.Join(backends, ", ") }
