@@ -22,8 +22,27 @@ const layoutChunk = 1 << 20
 // and Run does not redo what Prepare did. Only touched at preparation time.
 var laidOut = struct {
 	sync.Mutex
-	done map[string]int64
-}{done: map[string]int64{}}
+	done map[string]layoutMark
+}{done: map[string]layoutMark{}}
+
+// layoutMark identifies what was laid out: for regular files the inode and
+// change time too, so a file deleted, recreated or written by someone else
+// since is checked again.
+type layoutMark struct {
+	end   int64
+	ino   uint64
+	ctime unix.Timespec
+}
+
+// fileMark reads the identity of a regular file (zero for devices, whose
+// node says nothing about the content behind it).
+func fileMark(path string, device bool) layoutMark {
+	var st unix.Stat_t
+	if device || unix.Stat(path, &st) != nil {
+		return layoutMark{}
+	}
+	return layoutMark{ino: st.Ino, ctime: st.Ctim}
+}
 
 // target is one distinct path with everything the jobs need from it.
 type target struct {
@@ -121,9 +140,9 @@ func prepare(ctx context.Context, jobs []JobSpec) ([]*target, error) {
 // layoutTarget applies the fill policy to one path.
 func layoutTarget(ctx context.Context, t *target) error {
 	laidOut.Lock()
-	done := laidOut.done[t.path]
+	done, ok := laidOut.done[t.path]
 	laidOut.Unlock()
-	if done >= t.end {
+	if cur := fileMark(t.path, t.device); ok && done.end >= t.end && done.ino == cur.ino && done.ctime == cur.ctime {
 		return nil
 	}
 	from, err := t.layoutStart()
@@ -131,7 +150,7 @@ func layoutTarget(ctx context.Context, t *target) error {
 		return err
 	}
 	if from >= t.end {
-		record(t.path, t.end)
+		record(t, t.end)
 		return nil
 	}
 	if t.fill == FillNever {
@@ -144,13 +163,18 @@ func layoutTarget(ctx context.Context, t *target) error {
 	if err := writeRegion(ctx, t, from); err != nil {
 		return err
 	}
-	record(t.path, t.end)
+	record(t, t.end)
 	return nil
 }
 
-func record(path string, end int64) {
+func record(t *target, end int64) {
+	m := fileMark(t.path, t.device)
 	laidOut.Lock()
-	laidOut.done[path] = max(laidOut.done[path], end)
+	m.end = end
+	if prev, ok := laidOut.done[t.path]; ok && prev.ino == m.ino && prev.ctime == m.ctime {
+		m.end = max(m.end, prev.end)
+	}
+	laidOut.done[t.path] = m
 	laidOut.Unlock()
 }
 

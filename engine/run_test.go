@@ -311,6 +311,9 @@ func TestBlockDevice(t *testing.T) {
 	}
 	dev := strings.TrimSpace(string(out))
 	defer exec.Command("losetup", "--detach", dev).Run()
+	// A device node says nothing about what is behind it: forget what an
+	// earlier test run laid out on a loop device of the same name.
+	forgetLayout(dev)
 	doc := mustRun(t, "--name=dev", "--filename="+dev, "--offset=1m", "--rw=randread", "--bs=4k", "--iodepth=4",
 		"--direct=1", "--runtime=300ms", "--time_based", "--output-format=json")
 	if doc.Jobs[0].Read.TotalIOs == 0 || doc.Storagebench.Environment.FilesystemType != "block-device" {
