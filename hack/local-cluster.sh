@@ -1,0 +1,753 @@
+#!/usr/bin/env bash
+# A real single-node Kubernetes v1.37.2 on this machine, for e2e tests: etcd,
+# kube-apiserver, kube-controller-manager, kube-scheduler, Debian's containerd
+# + runc + CNI bridge plugins and a real kubelet, all on 127.0.0.1, with
+# storage classes of known performance (loop devices with blkio caps).
+# See usage() below and hack/local-cluster/README.md.
+set -euo pipefail
+
+usage() {
+  cat <<EOF
+Usage: hack/local-cluster.sh COMMAND
+
+Commands:
+  up                 install what is missing (apt), build the binaries (cached), start the
+                     cluster, create the storage classes; waits until the node is Ready and
+                     the default ServiceAccount exists. A no-op if it already runs.
+  down [--purge]     stop everything and remove every process, mount, loop device, cgroup,
+                     bridge and netns it created (also after a crash). Keeps the PKI, the
+                     built helper binaries and the logs in the state folder unless --purge
+                     (or STORAGEBENCH_CLUSTER_PURGE=1) is given, which removes the folder.
+  status             components with PID and alive/dead, kubeconfig, node readiness,
+                     storage classes with their caps and loop devices.
+  kubeconfig         print the admin kubeconfig path:  export KUBECONFIG=\$(hack/local-cluster.sh kubeconfig)
+  load-image FILE    import an image tarball (docker-archive or OCI) into the cluster's
+                     containerd (namespace k8s.io). Pods must use imagePullPolicy Never or
+                     IfNotPresent with a non-latest tag: nothing is ever pulled.
+  logs [COMPONENT]   list the log files, or print the tail of one component's log.
+  smoke              smoke test of a running cluster: restricted-PSS Jobs on every class
+                     (filesystem and block PVs, and 2 pods sharing one RWX claim), 4 KiB
+                     O_DIRECT random read/write IOPS vs the caps, io_uring availability.
+
+Environment (defaults in brackets):
+  STORAGEBENCH_CLUSTER_DIR    state folder, everything lives under it [/var/lib/storagebench-cluster]
+  STORAGEBENCH_CLASSES        name:iops[:bandwidth],... 0 = uncapped, bandwidth in bytes/s with
+                              optional Ki/Mi/Gi or k/M/G suffix
+                              [fast:0,capped-8000:8000,capped-1500:1500]
+  STORAGEBENCH_CLASS_SIZE     size of each class's ext4 loop device (sparse) [4Gi]
+  STORAGEBENCH_PVS_PER_CLASS  filesystem PVs per class, capacity = size / count [8]
+  STORAGEBENCH_BLOCK_PV_SIZE  size of each class's raw-block PV (a second loop device) [1Gi]
+  STORAGEBENCH_CAP_SCOPE      device: all pods share one budget per class device (like a disk);
+                              container: every container gets the full cap [device]
+  STORAGEBENCH_APISERVER_PORT [6443]   STORAGEBENCH_ETCD_PORT [2379] (peer port = +1)
+  STORAGEBENCH_CLUSTER_PURGE  1 = down also removes the state folder
+  STORAGEBENCH_CACHE          cache of the Kubernetes binaries (see hack/k8s-binaries.sh)
+EOF
+}
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/.." && pwd)
+
+state=${STORAGEBENCH_CLUSTER_DIR:-/var/lib/storagebench-cluster}
+classes_spec=${STORAGEBENCH_CLASSES:-fast:0,capped-8000:8000,capped-1500:1500}
+class_size=${STORAGEBENCH_CLASS_SIZE:-4Gi}
+pvs_per_class=${STORAGEBENCH_PVS_PER_CLASS:-8}
+block_pv_size=${STORAGEBENCH_BLOCK_PV_SIZE:-1Gi}
+cap_scope=${STORAGEBENCH_CAP_SCOPE:-device}
+apiserver_port=${STORAGEBENCH_APISERVER_PORT:-6443}
+kv_port=${STORAGEBENCH_ETCD_PORT:-2379} # not ETCD_*: etcd reads those as flags
+kv_peer_port=$((kv_port + 1))
+
+# Networking: pods sit on our own bridge with no default route (and IP
+# forwarding is left as it is), so they can reach only the bridge subnet and
+# the kubernetes Service address, which lives on the bridge and is forwarded
+# by the harness to the apiserver on 127.0.0.1. There is no kube-proxy and no
+# cluster DNS (pods get a resolv.conf pointing at 127.0.0.1).
+bridge=sbench0
+cni_network=storagebench-local
+pod_subnet=10.123.0.0/24
+pod_gateway=10.123.0.1
+service_cidr=10.124.0.0/24
+service_ip=10.124.0.1 # first address of service_cidr: the kubernetes Service
+pause_image=localhost/storagebench/pause:3.10-local
+shared_blkio_cgroup=storagebench-local-cluster
+label_key=storagebench.dev/local-cluster
+
+components=(etcd kube-apiserver kube-controller-manager kube-scheduler containerd harness kubelet)
+
+pki=$state/pki
+run=$state/run
+logs=$state/logs
+bin=$state/bin
+kubeconfig=$state/kubeconfig
+sock=$state/containerd/containerd.sock
+
+log() { echo "local-cluster: $*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+check_state_path() {
+  case "$state" in
+    /*) ;;
+    *) die "STORAGEBENCH_CLUSTER_DIR must be an absolute path (got '$state')" ;;
+  esac
+  state=$(realpath -m "$state")
+  case "$state" in
+    / | /var | /var/lib | /tmp | /root | /home | /usr | /etc | /opt | /run | /srv)
+      die "refusing to use '$state' as the state folder: pick a dedicated folder" ;;
+  esac
+  pki=$state/pki run=$state/run logs=$state/logs bin=$state/bin
+  kubeconfig=$state/kubeconfig sock=$state/containerd/containerd.sock
+}
+
+need_root() { [ "$(id -u)" = 0 ] || die "must run as root (loop devices, mounts, cgroups, containerd)"; }
+
+# ---------------------------------------------------------------- processes
+
+pidfile() { echo "$run/$1.pid"; }
+
+# pid_of NAME: the recorded PID if that process is alive and still ours (its
+# command line mentions the state folder, so a recycled PID is never taken).
+pid_of() {
+  local f pid
+  f=$(pidfile "$1")
+  [ -f "$f" ] || return 1
+  pid=$(cat "$f" 2>/dev/null) || return 1
+  [ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] || return 1
+  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$state" || return 1
+  echo "$pid"
+}
+
+alive() { pid_of "$1" >/dev/null; }
+
+# start NAME CMD...: runs CMD in its own session, output to the log file,
+# PID recorded.
+start() {
+  local name=$1; shift
+  mkdir -p "$run" "$logs"
+  echo "=== $(date -Is) starting: $*" >>"$logs/$name.log"
+  setsid "$@" >>"$logs/$name.log" 2>&1 </dev/null &
+  echo $! >"$(pidfile "$name")"
+}
+
+fail_component() {
+  local name=$1; shift
+  log "error: $*"
+  if [ -f "$logs/$name.log" ]; then
+    log "last lines of $logs/$name.log:"
+    tail -n 30 "$logs/$name.log" >&2
+  fi
+  log "the cluster is half up: run 'hack/local-cluster.sh down' to clean up"
+  exit 1
+}
+
+# wait_until NAME SECONDS DESCRIPTION CMD...: polls CMD every 0.2 s; fails
+# with NAME's log tail on timeout or when NAME died.
+wait_until() {
+  local name=$1 secs=$2 what=$3; shift 3
+  local deadline=$((SECONDS + secs))
+  until "$@" >/dev/null 2>&1; do
+    alive "$name" || fail_component "$name" "$name exited while waiting for $what"
+    [ "$SECONDS" -lt "$deadline" ] || fail_component "$name" "timed out after ${secs}s waiting for $what"
+    sleep 0.2
+  done
+}
+
+# stop_pid PID GRACE: SIGTERM, then SIGKILL after GRACE seconds.
+stop_pid() {
+  local pid=$1 grace=$2 i
+  kill -TERM "$pid" 2>/dev/null || return 0
+  for ((i = 0; i < grace * 10; i++)); do
+    kill -0 "$pid" 2>/dev/null || return 0
+    # A zombie child of ours does not count as running.
+    [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" = Z ] && return 0
+    sleep 0.1
+  done
+  kill -KILL "$pid" 2>/dev/null || true
+}
+
+stop_component() {
+  local name=$1 grace=${2:-10} pid
+  if pid=$(pid_of "$name"); then
+    log "stopping $name (pid $pid)"
+    stop_pid "$pid" "$grace"
+  fi
+  rm -f "$(pidfile "$name")"
+}
+
+# ------------------------------------------------------------------ install
+
+install_packages() {
+  local missing=() cmd pkg
+  for pair in containerd:containerd runc:runc ctr:containerd containerd-shim-runc-v2:containerd \
+    /usr/lib/cni/bridge:containernetworking-plugins /usr/lib/cni/host-local:containernetworking-plugins \
+    /usr/lib/cni/loopback:containernetworking-plugins mkfs.ext4:e2fsprogs losetup:mount \
+    mount:mount setsid:util-linux lsblk:util-linux ip:iproute2 curl:curl; do
+    cmd=${pair%%:*} pkg=${pair#*:}
+    if [[ $cmd == /* ]]; then [ -x "$cmd" ] && continue; else command -v "$cmd" >/dev/null && continue; fi
+    [[ " ${missing[*]} " == *" $pkg "* ]] || missing+=("$pkg")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  log "installing with apt-get: ${missing[*]}"
+  # Package scripts must not start Debian's own containerd service: this
+  # cluster runs its own containerd with its own config and socket.
+  local policy=/usr/sbin/policy-rc.d created_policy=
+  if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod 755 "$policy" && created_policy=1
+  fi
+  local rc=0
+  { DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >"$logs/apt.log" 2>&1 || rc=$?
+  [ -n "$created_policy" ] && rm -f "$policy"
+  if [ $rc -ne 0 ]; then
+    tail -n 20 "$logs/apt.log" >&2
+    die "apt-get install failed (log: $logs/apt.log)"
+  fi
+}
+
+# ------------------------------------------------------------------- builds
+
+build_tools() {
+  mkdir -p "$bin"
+  log "building the Kubernetes binaries (cached): hack/k8s-binaries.sh all"
+  k8s_bin=$("$repo/hack/k8s-binaries.sh" all | tail -n 1)
+  for b in etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kubectl; do
+    [ -x "$k8s_bin/$b" ] || die "hack/k8s-binaries.sh did not produce $k8s_bin/$b"
+  done
+  kubectl_bin=$k8s_bin/kubectl
+  (cd "$here/local-cluster" && CGO_ENABLED=0 go build -trimpath -o "$bin/sbcluster.tmp" . && mv "$bin/sbcluster.tmp" "$bin/sbcluster") ||
+    die "building hack/local-cluster failed"
+  if [ ! -s "$bin/pause.tar" ]; then
+    log "building the pause image $pause_image"
+    go -C "$here/image" run . build-pause --out "$bin/pause.tar" >&2 || die "building the pause image failed"
+  fi
+}
+
+kc() { "$kubectl_bin" --kubeconfig "$kubeconfig" --request-timeout=10s "$@"; }
+
+# ---------------------------------------------------------------- configs
+
+write_kubeconfig() { # FILE USER CERTBASE
+  cat >"$1" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: storagebench-local
+  cluster:
+    server: https://127.0.0.1:$apiserver_port
+    certificate-authority: $pki/ca.crt
+users:
+- name: $2
+  user:
+    client-certificate: $pki/$3.crt
+    client-key: $pki/$3.key
+contexts:
+- name: storagebench-local
+  context: {cluster: storagebench-local, user: $2}
+current-context: storagebench-local
+EOF
+}
+
+write_configs() {
+  mkdir -p "$state/conf" "$state/cni/net.d" "$state/containerd" "$state/kubelet" "$logs/pods"
+  write_kubeconfig "$kubeconfig" admin admin
+  write_kubeconfig "$state/conf/controller-manager.kubeconfig" kube-controller-manager controller-manager
+  write_kubeconfig "$state/conf/scheduler.kubeconfig" kube-scheduler scheduler
+  write_kubeconfig "$state/conf/kubelet.kubeconfig" kubelet kubelet-client
+  # Pods get no usable DNS server (nothing may leave the machine).
+  echo "nameserver 127.0.0.1" >"$state/conf/resolv.conf"
+
+  cat >"$state/cni/net.d/10-$cni_network.conflist" <<EOF
+{
+  "cniVersion": "0.4.0",
+  "name": "$cni_network",
+  "plugins": [{
+    "type": "bridge", "bridge": "$bridge",
+    "isGateway": false, "isDefaultGateway": false, "ipMasq": false, "hairpinMode": false,
+    "ipam": {
+      "type": "host-local", "dataDir": "$state/cni/ipam",
+      "ranges": [[{"subnet": "$pod_subnet", "gateway": "$pod_gateway"}]],
+      "routes": [{"dst": "$service_ip/32"}]
+    }
+  }]
+}
+EOF
+
+  cat >"$state/containerd/config.toml" <<EOF
+version = 2
+root = "$state/containerd/root"
+state = "$state/containerd/state"
+disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshotter.v1.btrfs",
+  "io.containerd.snapshotter.v1.zfs", "io.containerd.snapshotter.v1.devmapper",
+  "io.containerd.tracing.processor.v1.otlp", "io.containerd.internal.v1.tracing"]
+
+[grpc]
+  address = "$sock"
+[ttrpc]
+  address = "$sock.ttrpc"
+[debug]
+  address = ""
+[metrics]
+  address = ""
+
+[plugins."io.containerd.internal.v1.opt"]
+  path = "$state/containerd/opt"
+[plugins."io.containerd.grpc.v1.cri"]
+  sandbox_image = "$pause_image"
+  restrict_oom_score_adj = true
+  stream_server_address = "127.0.0.1"
+  stream_server_port = "0"
+  enable_selinux = false
+  disable_apparmor = true
+  device_ownership_from_security_context = true
+  netns_mounts_under_state_dir = true
+  [plugins."io.containerd.grpc.v1.cri".containerd]
+    snapshotter = "overlayfs"
+    default_runtime_name = "runc"
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+      runtime_type = "io.containerd.runc.v2"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+        SystemdCgroup = false
+        Root = "$state/containerd/runc"
+  [plugins."io.containerd.grpc.v1.cri".cni]
+    bin_dir = "/usr/lib/cni"
+    conf_dir = "$state/cni/net.d"
+    max_conf_num = 1
+  [plugins."io.containerd.grpc.v1.cri".registry]
+    config_path = "$state/containerd/certs.d"
+EOF
+
+  cat >"$state/conf/kubelet.yaml" <<EOF
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+address: 127.0.0.1
+port: 10250
+readOnlyPort: 0
+healthzBindAddress: 127.0.0.1
+healthzPort: 10248
+authentication:
+  anonymous: {enabled: false}
+  webhook: {enabled: true}
+  x509: {clientCAFile: $pki/ca.crt}
+authorization: {mode: Webhook}
+tlsCertFile: $pki/kubelet-serving.crt
+tlsPrivateKeyFile: $pki/kubelet-serving.key
+rotateCertificates: false
+serverTLSBootstrap: false
+containerRuntimeEndpoint: unix://$sock
+imageServiceEndpoint: unix://$sock
+cgroupDriver: cgroupfs
+cgroupsPerQOS: true
+failCgroupV1: false
+failSwapOn: false
+enforceNodeAllocatable: []
+makeIPTablesUtilChains: false
+# Imported images (pause, the operator) can never be pulled again: never
+# garbage-collect them.
+imageGCHighThresholdPercent: 100
+imageGCLowThresholdPercent: 99
+imageMinimumGCAge: 87600h
+evictionHard: {memory.available: 100Mi, nodefs.available: 1%, nodefs.inodesFree: 1%, imagefs.available: 1%}
+resolvConf: $state/conf/resolv.conf
+clusterDomain: cluster.local
+hairpinMode: none
+podLogsDir: $logs/pods
+volumePluginDir: $state/kubelet/volume-plugins
+shutdownGracePeriod: 0s
+serializeImagePulls: false
+maxPods: 110
+EOF
+}
+
+# ------------------------------------------------------------------ storage
+
+bytes_of() { "$bin/sbcluster" classes "x:0:$1" | awk '{print $3}'; }
+
+setup_storage() {
+  local size_b block_b per_b name iops bps dir fsloop blkloop fsdev blkdev i
+  size_b=$(bytes_of "$class_size") || die "STORAGEBENCH_CLASS_SIZE '$class_size' is not a size"
+  block_b=$(bytes_of "$block_pv_size") || die "STORAGEBENCH_BLOCK_PV_SIZE '$block_pv_size' is not a size"
+  [[ $pvs_per_class =~ ^[1-9][0-9]*$ ]] || die "STORAGEBENCH_PVS_PER_CLASS must be a positive number"
+  per_b=$((size_b * 9 / 10 / pvs_per_class / 1048576)) # MiB, leaving ext4 overhead aside
+  "$bin/sbcluster" classes "$classes_spec" >"$run/classes.parsed" || die "bad STORAGEBENCH_CLASSES '$classes_spec'"
+  : >"$run/caps.conf"
+  : >"$run/classes.conf"
+  : >"$state/conf/storage.yaml"
+  while read -r name iops bps; do
+    dir=$state/storage/$name
+    mkdir -p "$dir/mnt"
+    rm -f "$dir/fs.img" "$dir/block.img"
+    truncate -s "$size_b" "$dir/fs.img"
+    truncate -s "$block_b" "$dir/block.img"
+    fsloop=$(losetup --direct-io=on --find --show "$dir/fs.img") || die "losetup failed for $dir/fs.img"
+    blkloop=$(losetup --direct-io=on --find --show "$dir/block.img") || die "losetup failed for $dir/block.img"
+    mkfs.ext4 -q -F -m 0 -L "sb-$name" -E lazy_itable_init=0,lazy_journal_init=0 "$fsloop" ||
+      die "mkfs.ext4 failed on $fsloop"
+    mount -o noatime "$fsloop" "$dir/mnt"
+    fsdev=$(lsblk -dno MAJ:MIN "$fsloop" | tr -d ' ')
+    blkdev=$(lsblk -dno MAJ:MIN "$blkloop" | tr -d ' ')
+    echo "$name $fsdev $iops $bps" >>"$run/caps.conf"
+    echo "$name $blkdev $iops $bps" >>"$run/caps.conf"
+    echo "$name $iops $bps $fsloop $blkloop $dir/mnt" >>"$run/classes.conf"
+    {
+      cat <<EOF
+---
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata:
+  name: $name
+  labels: {$label_key: "true"}
+  annotations:
+    storagebench.dev/iops-cap: "$iops"
+    storagebench.dev/bandwidth-cap-bytes: "$bps"
+    storagebench.dev/cap-scope: "$cap_scope"
+    storagebench.dev/loop-devices: "$fsloop,$blkloop"
+provisioner: kubernetes.io/no-provisioner
+volumeBindingMode: WaitForFirstConsumer
+reclaimPolicy: Retain
+EOF
+      for ((i = 0; i < pvs_per_class; i++)); do
+        mkdir -p "$dir/mnt/pv-$i"
+        chmod 1777 "$dir/mnt/pv-$i"
+        cat <<EOF
+---
+apiVersion: v1
+kind: PersistentVolume
+metadata:
+  name: $name-pv-$i
+  labels: {$label_key: "true", storagebench.dev/class: $name}
+spec:
+  capacity: {storage: ${per_b}Mi}
+  accessModes: [ReadWriteOnce, ReadWriteMany]
+  volumeMode: Filesystem
+  persistentVolumeReclaimPolicy: Retain
+  storageClassName: $name
+  local: {path: $dir/mnt/pv-$i}
+  nodeAffinity:
+    required:
+      nodeSelectorTerms:
+      - matchExpressions: [{key: kubernetes.io/hostname, operator: In, values: [localhost]}]
+EOF
+      done
+      cat <<EOF
+---
+apiVersion: v1
+kind: PersistentVolume
+metadata:
+  name: $name-block
+  labels: {$label_key: "true", storagebench.dev/class: $name}
+spec:
+  capacity: {storage: $((block_b / 1048576))Mi}
+  accessModes: [ReadWriteOnce]
+  volumeMode: Block
+  persistentVolumeReclaimPolicy: Retain
+  storageClassName: $name
+  local: {path: $blkloop}
+  nodeAffinity:
+    required:
+      nodeSelectorTerms:
+      - matchExpressions: [{key: kubernetes.io/hostname, operator: In, values: [localhost]}]
+EOF
+    } >>"$state/conf/storage.yaml"
+  done <"$run/classes.parsed"
+}
+
+setup_network() {
+  if ! ip link show "$bridge" >/dev/null 2>&1; then
+    ip link add "$bridge" type bridge
+  fi
+  ip addr replace "$pod_gateway/${pod_subnet#*/}" dev "$bridge"
+  ip addr replace "$service_ip/32" dev "$bridge"
+  ip link set "$bridge" up
+}
+
+# ----------------------------------------------------------------------- up
+
+cmd_up() {
+  need_root
+  local t0=$SECONDS c running=() dead=()
+  for c in "${components[@]}"; do
+    if alive "$c"; then running+=("$c"); else dead+=("$c"); fi
+  done
+  if [ ${#dead[@]} -eq 0 ]; then
+    log "already running (nothing to do); kubeconfig: $kubeconfig"
+    echo "$kubeconfig"
+    return 0
+  fi
+  if [ ${#running[@]} -gt 0 ] || [ -d "$run" ]; then
+    log "leftovers of an earlier run (running: ${running[*]:-none}); cleaning up first"
+    cmd_down
+  fi
+  [ -d /sys/fs/cgroup/blkio ] && [ -e /sys/fs/cgroup/blkio/blkio.throttle.read_iops_device ] ||
+    die "cgroup v1 blkio controller not found at /sys/fs/cgroup/blkio (needed for the IOPS caps)"
+  mkdir -p "$state" "$logs" "$run"
+  touch "$state/.storagebench-local-cluster"
+  install_packages
+  build_tools
+  local tb=$SECONDS
+  "$bin/sbcluster" pki --dir "$pki" --service-ip "$service_ip" || die "creating the PKI failed"
+  for port in "$kv_port" "$kv_peer_port" "$apiserver_port" 10250 10248; do
+    if ss -Htln "sport = :$port" | grep -q .; then
+      die "port $port on this machine is in use: $(ss -Htlnp "sport = :$port" | head -1)"
+    fi
+  done
+  write_configs
+  setup_storage
+  setup_network
+
+  start etcd "$k8s_bin/etcd" --name=storagebench --data-dir="$state/etcd" \
+    --listen-client-urls="http://127.0.0.1:$kv_port" --advertise-client-urls="http://127.0.0.1:$kv_port" \
+    --listen-peer-urls="http://127.0.0.1:$kv_peer_port" --initial-advertise-peer-urls="http://127.0.0.1:$kv_peer_port" \
+    --initial-cluster="storagebench=http://127.0.0.1:$kv_peer_port" --log-level=warn
+  wait_until etcd 60 "etcd health" curl -fsS --noproxy '*' "http://127.0.0.1:$kv_port/health"
+
+  start kube-apiserver "$k8s_bin/kube-apiserver" \
+    --etcd-servers="http://127.0.0.1:$kv_port" \
+    --bind-address=127.0.0.1 --advertise-address=127.0.0.1 --secure-port="$apiserver_port" \
+    --endpoint-reconciler-type=none \
+    --service-cluster-ip-range="$service_cidr" \
+    --tls-cert-file="$pki/apiserver.crt" --tls-private-key-file="$pki/apiserver.key" \
+    --client-ca-file="$pki/ca.crt" \
+    --kubelet-client-certificate="$pki/apiserver-kubelet-client.crt" --kubelet-client-key="$pki/apiserver-kubelet-client.key" \
+    --kubelet-certificate-authority="$pki/ca.crt" \
+    --kubelet-preferred-address-types=Hostname,InternalIP \
+    --service-account-issuer=https://kubernetes.default.svc.cluster.local \
+    --service-account-key-file="$pki/sa.pub" --service-account-signing-key-file="$pki/sa.key" \
+    --authorization-mode=Node,RBAC --enable-admission-plugins=NodeRestriction \
+    --allow-privileged=true --profiling=false --event-ttl=1h
+  wait_until kube-apiserver 90 "kube-apiserver /readyz" kc get --raw /readyz
+
+  start kube-controller-manager "$k8s_bin/kube-controller-manager" \
+    --kubeconfig="$state/conf/controller-manager.kubeconfig" \
+    --leader-elect=false --secure-port=0 --bind-address=127.0.0.1 \
+    --service-account-private-key-file="$pki/sa.key" --root-ca-file="$pki/ca.crt" \
+    --use-service-account-credentials=true --service-cluster-ip-range="$service_cidr" \
+    --allocate-node-cidrs=false --profiling=false
+  start kube-scheduler "$k8s_bin/kube-scheduler" \
+    --kubeconfig="$state/conf/scheduler.kubeconfig" \
+    --leader-elect=false --secure-port=0 --bind-address=127.0.0.1 --profiling=false
+
+  start containerd containerd --config "$state/containerd/config.toml"
+  wait_until containerd 60 "containerd socket" ctr --address "$sock" version
+  ctr --address "$sock" -n k8s.io images import "$bin/pause.tar" >>"$logs/containerd.log" 2>&1 ||
+    fail_component containerd "importing the pause image failed"
+
+  start harness "$bin/sbcluster" harness --state "$state" --scope "$cap_scope" \
+    --shared-cgroup "$shared_blkio_cgroup" --apiserver "https://127.0.0.1:$apiserver_port" \
+    --proxy-listen "$service_ip:443" --proxy-target "127.0.0.1:$apiserver_port"
+
+  start kubelet "$k8s_bin/kubelet" --config="$state/conf/kubelet.yaml" \
+    --kubeconfig="$state/conf/kubelet.kubeconfig" --hostname-override=localhost \
+    --root-dir="$state/kubelet" --cert-dir="$state/kubelet/pki" --v=1
+  wait_until kubelet 90 "node localhost Ready" \
+    bash -c "'$kubectl_bin' --kubeconfig '$kubeconfig' --request-timeout=5s get node localhost -o jsonpath='{.status.conditions[?(@.type==\"Ready\")].status}' | grep -qx True"
+  wait_until kube-controller-manager 90 "the default ServiceAccount" kc -n default get serviceaccount default
+
+  kc apply -f "$state/conf/storage.yaml" >"$logs/storage-apply.log" 2>&1 ||
+    { cat "$logs/storage-apply.log" >&2; die "creating the storage classes failed"; }
+  for c in "${components[@]}"; do alive "$c" || fail_component "$c" "$c died during start-up"; done
+  log "up in $((SECONDS - t0))s (start after builds: $((SECONDS - tb))s)"
+  cmd_status
+}
+
+# --------------------------------------------------------------------- down
+
+# Processes of ours that no PID file names: containerd shims (their command
+# line names our socket), container processes (their root is a rootfs under
+# the state folder, or they sit in the kubelet's or our cgroups).
+stray_pids() {
+  local p pid cmd
+  {
+    for p in /proc/[0-9]*; do
+      pid=${p#/proc/}
+      cmd=$(tr '\0' ' ' <"$p/cmdline" 2>/dev/null) || continue
+      if [[ $cmd == *"$state/"* ]]; then echo "$pid"; continue; fi
+      case "$(readlink "$p/root" 2>/dev/null)" in "$state"/*) echo "$pid" ;; esac
+    done
+    find /sys/fs/cgroup/*/kubepods "/sys/fs/cgroup/blkio/$shared_blkio_cgroup" -name cgroup.procs -exec cat {} + 2>/dev/null
+  } | sort -un | grep -vxE "$$|$BASHPID" || true
+}
+
+kill_strays() {
+  local i pids
+  for ((i = 0; i < 20; i++)); do
+    pids=$(stray_pids)
+    [ -z "$pids" ] && return 0
+    # shellcheck disable=SC2086
+    kill -KILL $pids 2>/dev/null || true
+    sleep 0.2
+  done
+  log "warning: processes still alive: $(stray_pids | tr '\n' ' ')"
+}
+
+our_loops() { # loop devices whose backing file is under the state folder, or
+  # that sit on one of those (the kubelet locks block volumes with a loop)
+  local l f direct=()
+  for l in /sys/block/loop*; do
+    f=$(cat "$l/loop/backing_file" 2>/dev/null) || continue
+    case "$f" in "$state"/*) direct+=("/dev/${l#/sys/block/}") ;; esac
+  done
+  for l in /sys/block/loop*; do
+    f=$(cat "$l/loop/backing_file" 2>/dev/null) || continue
+    for d in "${direct[@]}"; do [ "$f" = "$d" ] && echo "/dev/${l#/sys/block/}"; done
+  done
+  printf '%s\n' "${direct[@]}"
+}
+
+unmount_all() {
+  local i mps loops
+  loops=$(our_loops | tr '\n' '|')
+  for ((i = 0; i < 5; i++)); do
+    # Mount points under the state folder, or mounts of our loop devices.
+    mps=$(awk -v s="$state/" -v l="|$loops" '
+      { mp=$5; gsub(/\\040/, " ", mp); src=""; for (j=7; j<=NF; j++) if ($j=="-") { src=$(j+2); break } }
+      index(mp "/", s)==1 || (src != "" && index(l, "|" src "|")) { print mp }' /proc/self/mountinfo | awk '{ print length, $0 }' | sort -rn | cut -d' ' -f2-)
+    [ -z "$mps" ] && return 0
+    while IFS= read -r mp; do
+      umount "$mp" 2>/dev/null || umount -l "$mp" 2>/dev/null || true
+    done <<<"$mps"
+  done
+  log "warning: mounts left: $mps"
+}
+
+remove_cgroups() {
+  local i left d
+  for ((i = 0; i < 25; i++)); do
+    left=0
+    for d in /sys/fs/cgroup/*/kubepods "/sys/fs/cgroup/blkio/$shared_blkio_cgroup"; do
+      [ -d "$d" ] || continue
+      # Deepest first.
+      while IFS= read -r sub; do rmdir "$sub" 2>/dev/null || left=1; done < <(find "$d" -depth -type d 2>/dev/null)
+    done
+    [ $left = 0 ] && return 0
+    sleep 0.2
+  done
+  log "warning: cgroups left: $(ls -d /sys/fs/cgroup/*/kubepods "/sys/fs/cgroup/blkio/$shared_blkio_cgroup" 2>/dev/null | tr '\n' ' ')"
+}
+
+cmd_down() {
+  need_root
+  local purge=${STORAGEBENCH_CLUSTER_PURGE:-0} t0=$SECONDS l
+  [ "${1:-}" = --purge ] && purge=1
+  stop_component kubelet 5 # first: nothing restarts containers after this
+  stop_component harness 5
+  stop_component containerd 5
+  for c in kube-scheduler kube-controller-manager kube-apiserver etcd; do stop_component "$c" 10; done
+  kill_strays # containers, shims, anything else of ours whose PID file is gone
+  # Root-cgroup caps of our loop devices (the harness removes them on a clean
+  # stop; after a crash they would stay until the loops are detached).
+  if [ -f "$run/caps.conf" ]; then
+    while read -r _ dev _ _; do
+      for f in read_iops write_iops read_bps write_bps; do
+        echo "$dev 0" >"/sys/fs/cgroup/blkio/blkio.throttle.${f}_device" 2>/dev/null || true
+      done
+    done <"$run/caps.conf"
+  fi
+  unmount_all
+  for l in $(our_loops); do losetup -d "$l" 2>/dev/null || log "warning: cannot detach $l"; done
+  remove_cgroups
+  # Network: veths on our bridge (normally gone with the netns), the bridge.
+  if ip link show "$bridge" >/dev/null 2>&1; then
+    for l in $(ip -o link show master "$bridge" 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1); do
+      ip link del "$l" 2>/dev/null || true
+    done
+    ip link del "$bridge" 2>/dev/null || log "warning: cannot delete bridge $bridge"
+  fi
+  # Files outside the state folder: the kubelet's log symlinks, the CNI
+  # result cache and stale shim sockets of our containerd.
+  for l in /var/log/containers/*; do
+    [ -L "$l" ] && case "$(readlink "$l")" in "$state"/*) rm -f "$l" ;; esac
+  done
+  rmdir /var/log/containers 2>/dev/null || true
+  rm -rf /var/lib/cni/results/"$cni_network"-* 2>/dev/null || true
+  rmdir /var/lib/cni/results /var/lib/cni 2>/dev/null || true
+  if [ -d "$state" ]; then
+    if [ "$purge" = 1 ]; then
+      if [ -e "$state/.storagebench-local-cluster" ]; then
+        rm -rf "$state"
+      else
+        log "warning: not removing $state: no .storagebench-local-cluster marker in it"
+      fi
+    else
+      rm -rf "$state/etcd" "$state/containerd" "$state/kubelet" "$state/storage" "$state/cni" "$state/run"
+    fi
+  fi
+  log "down in $((SECONDS - t0))s$([ "$purge" = 1 ] && echo " (state folder removed)" || echo "; kept $pki, $bin and $logs")"
+  report_leftovers
+}
+
+report_leftovers() {
+  local out=""
+  [ -n "$(stray_pids)" ] && out+=" processes: $(stray_pids | tr '\n' ' ');"
+  grep -qF -- " $state/" /proc/self/mountinfo && out+=" mounts under $state;"
+  [ -n "$(our_loops)" ] && out+=" loop devices: $(our_loops | tr '\n' ' ');"
+  ls -d /sys/fs/cgroup/*/kubepods "/sys/fs/cgroup/blkio/$shared_blkio_cgroup" >/dev/null 2>&1 && out+=" cgroups;"
+  ip link show "$bridge" >/dev/null 2>&1 && out+=" bridge $bridge;"
+  if [ -n "$out" ]; then
+    log "warning: left behind:$out"
+    return 1
+  fi
+  log "nothing left behind (no process, mount, loop device, cgroup or bridge of ours)"
+}
+
+# ------------------------------------------------------------------- status
+
+cmd_status() {
+  local c pid ready=unknown
+  echo "state folder: $state"
+  for c in "${components[@]}"; do
+    if pid=$(pid_of "$c"); then
+      printf '  %-24s pid %-8s alive\n' "$c" "$pid"
+    elif [ -f "$(pidfile "$c")" ]; then
+      printf '  %-24s pid %-8s dead (log: %s)\n' "$c" "$(cat "$(pidfile "$c")")" "$logs/$c.log"
+    else
+      printf '  %-24s %-12s not started\n' "$c" "-"
+    fi
+  done
+  echo "kubeconfig: $kubeconfig   (export KUBECONFIG=$kubeconfig)"
+  if alive kube-apiserver && [ -x "${kubectl_bin:-}" ]; then
+    ready=$(kc get node localhost -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}' 2>/dev/null || echo "not registered")
+  fi
+  echo "node localhost Ready: $ready"
+  echo "storage classes (cap scope: $cap_scope; IOPS cap applies to reads and to writes):"
+  if [ -f "$run/classes.conf" ]; then
+    printf '  %-16s %-10s %-14s %-12s %-12s %s\n' CLASS IOPS-CAP BANDWIDTH-CAP FS-LOOP BLOCK-LOOP MOUNT
+    while read -r name iops bps fsloop blkloop mnt; do
+      printf '  %-16s %-10s %-14s %-12s %-12s %s\n' "$name" "$([ "$iops" = 0 ] && echo none || echo "$iops")" \
+        "$([ "$bps" = 0 ] && echo none || echo "${bps}B/s")" "$fsloop" "$blkloop" "$mnt"
+    done <"$run/classes.conf"
+  else
+    echo "  (none: not up)"
+  fi
+}
+
+cmd_load_image() {
+  need_root
+  [ $# -eq 1 ] || die "usage: hack/local-cluster.sh load-image FILE.tar"
+  [ -f "$1" ] || die "no such file: $1"
+  alive containerd || die "the cluster's containerd is not running (hack/local-cluster.sh up)"
+  ctr --address "$sock" -n k8s.io images import "$1" || die "importing $1 failed"
+}
+
+cmd_logs() {
+  if [ $# -eq 0 ]; then ls -1 "$logs"/*.log 2>/dev/null || log "no logs in $logs"; return 0; fi
+  tail -n "${LINES_TAIL:-50}" "$logs/$1.log"
+}
+
+main() {
+  check_state_path
+  local k8s_cache=${STORAGEBENCH_CACHE:-$HOME/.cache/storagebench}
+  kubectl_bin=$k8s_cache/k8s/v1.37.2/kubectl
+  case "${1:-}" in
+    up) cmd_up ;;
+    down) shift; cmd_down "$@" ;;
+    status) cmd_status ;;
+    kubeconfig) echo "$kubeconfig" ;;
+    load-image) shift; cmd_load_image "$@" ;;
+    logs) shift; cmd_logs "$@" ;;
+    smoke) exec "$here/local-cluster/smoke.sh" ;;
+    -h | --help | help) usage ;;
+    *) usage >&2; exit 2 ;;
+  esac
+}
+
+main "$@"

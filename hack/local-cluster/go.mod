@@ -1,0 +1,3 @@
+module github.com/storagebench/storagebench/hack/local-cluster
+
+go 1.26.0

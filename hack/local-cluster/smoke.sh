@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# Smoke test of a running local cluster (hack/local-cluster.sh smoke):
+#  - builds an image holding the sbcluster probe (hack/image) and imports it;
+#  - in a namespace enforcing the "restricted" Pod Security Standard, runs per
+#    storage class a Job on a Filesystem PVC and one on the class's Block PV:
+#    4 KiB O_DIRECT random reads, then random writes (QD 16);
+#  - checks the Jobs complete, kubectl logs and termination messages work,
+#    and every capped class measures within SMOKE_TOLERANCE_PCT of its cap;
+#  - runs two pods at once on one shared (RWX) claim of the lowest-capped
+#    class and prints their sum (device scope: the sum is the cap);
+#  - reports whether io_uring is usable in a RuntimeDefault-seccomp pod.
+# Environment: SMOKE_SECONDS [10], SMOKE_TOLERANCE_PCT [3], SMOKE_BLOCK [1].
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+script=$here/../local-cluster.sh
+state=$(realpath -m "${STORAGEBENCH_CLUSTER_DIR:-/var/lib/storagebench-cluster}")
+kubeconfig=$("$script" kubeconfig)
+kubectl_bin=${STORAGEBENCH_CACHE:-$HOME/.cache/storagebench}/k8s/v1.37.2/kubectl
+secs=${SMOKE_SECONDS:-10}
+tol=${SMOKE_TOLERANCE_PCT:-3}
+do_block=${SMOKE_BLOCK:-1}
+ns=storagebench-smoke
+image=localhost/storagebench/sbcluster-probe:local
+
+k() { "$kubectl_bin" --kubeconfig "$kubeconfig" "$@"; }
+log() { echo "smoke: $*" >&2; }
+command -v jq >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq jq >/dev/null
+
+[ -f "$state/run/classes.conf" ] || { log "cluster not up"; exit 1; }
+go -C "$here/../image" run . build --binary "$state/bin/sbcluster" --name "${image%:*}" --tag "${image##*:}" \
+  --entrypoint /sbcluster --out "$state/bin/probe.tar" >&2
+"$script" load-image "$state/bin/probe.tar" >&2
+
+k delete namespace "$ns" --ignore-not-found --wait=true >/dev/null
+k create namespace "$ns" >/dev/null
+k label namespace "$ns" pod-security.kubernetes.io/enforce=restricted pod-security.kubernetes.io/enforce-version=latest >/dev/null
+k -n "$ns" wait --for=create serviceaccount/default --timeout=30s >/dev/null 2>&1 || sleep 2
+
+# job NAME CLAIM MODE(fs|block) [PARALLEL]: with PARALLEL > 1 the pods start
+# their measurements at one wall-clock time, so their windows overlap.
+job() {
+  local name=$1 claim=$2 mode=$3 par=${4:-1} target volume start=0
+  [ "$par" -gt 1 ] && start=$(($(date +%s) + 30))
+  if [ "$mode" = block ]; then
+    target=/dev/xvda
+    volume="volumeDevices: [{name: data, devicePath: /dev/xvda}]"
+  else
+    target='/data/probe-$(POD_NAME)'
+    volume="volumeMounts: [{name: data, mountPath: /data}]"
+  fi
+  cat <<EOF
+apiVersion: batch/v1
+kind: Job
+metadata: {name: $name, namespace: $ns}
+spec:
+  backoffLimit: 0
+  completions: $par
+  parallelism: $par
+  template:
+    spec:
+      restartPolicy: Never
+      securityContext:
+        runAsNonRoot: true
+        runAsUser: 65532
+        runAsGroup: 65532
+        fsGroup: 65532
+        seccompProfile: {type: RuntimeDefault}
+      containers:
+      - name: probe
+        image: $image
+        imagePullPolicy: Never
+        env: [{name: POD_NAME, valueFrom: {fieldRef: {fieldPath: metadata.name}}}]
+        args: [iotest, --file, "$target", --size, 256Mi, --rw, "randread,randwrite", --qd, "16", --seconds, "$secs", --ramp, "2", --start-at, "$start"]
+        # CPU requests: a BestEffort pod has cpu.shares 2 and, on a busy
+        # 2-core machine, cannot issue IO fast enough to reach the caps.
+        resources: {requests: {cpu: 500m, memory: 64Mi}, limits: {memory: 256Mi}}
+        $volume
+        securityContext:
+          allowPrivilegeEscalation: false
+          capabilities: {drop: [ALL]}
+          readOnlyRootFilesystem: true
+      volumes: [{name: data, persistentVolumeClaim: {claimName: $claim}}]
+EOF
+}
+
+pvc() { # NAME CLASS MODE ACCESS SIZE
+  cat <<EOF
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: $1, namespace: $ns}
+spec:
+  storageClassName: $2
+  volumeMode: $3
+  accessModes: [$4]
+  resources: {requests: {storage: $5}}
+EOF
+}
+
+# run_job NAME: waits for completion, prints "pod<TAB>json lines" and checks
+# the termination message.
+run_job() {
+  local name=$1 t0=$SECONDS pod
+  if ! k -n "$ns" wait --for=condition=Complete "job/$name" --timeout=$((secs * 2 + 120))s >/dev/null; then
+    log "job $name did not complete"
+    k -n "$ns" describe "job/$name" >&2 || true
+    k -n "$ns" get pods -o wide >&2 || true
+    k -n "$ns" logs "job/$name" >&2 || true
+    exit 1
+  fi
+  for pod in $(k -n "$ns" get pods -l "job-name=$name" -o jsonpath='{.items[*].metadata.name}'); do
+    local msg
+    msg=$(k -n "$ns" get pod "$pod" -o jsonpath='{.status.containerStatuses[0].state.terminated.message}')
+    [ -n "$msg" ] || { log "pod $pod has no termination message"; exit 1; }
+    log "$name/$pod done in $((SECONDS - t0))s, termination message: $msg"
+    k -n "$ns" logs "$pod" | grep '^{' | sed "s|^|$pod\t|"
+  done
+}
+
+results=()
+check() { # CLASS CAP KIND JSONLINES
+  local class=$1 cap=$2 kind=$3 lines=$4 rw iops dev verdict
+  for rw in randread randwrite; do
+    iops=$(grep -F "\"rw\":\"$rw\"" <<<"$lines" | cut -f2 | jq -s 'map(.iops) | add | floor')
+    if [ "$cap" = 0 ]; then
+      verdict=uncapped
+      dev=-
+    else
+      dev=$(jq -n "($iops - $cap) * 100 / $cap | . * 100 | round / 100")
+      if jq -e -n "($iops - $cap) | fabs <= $cap * $tol / 100" >/dev/null; then verdict=ok; else verdict=FAIL; fi
+    fi
+    results+=("$(printf '%-14s %-6s %-10s %-8s %-8s %-8s %s' "$class" "$kind" "$rw" "$cap" "$iops" "$dev" "$verdict")")
+  done
+}
+
+uring=
+while read -r class cap bps _; do
+  k apply -f - >/dev/null <<<"$(pvc "fs-$class" "$class" Filesystem ReadWriteOnce 256Mi)"
+  k apply -f - >/dev/null <<<"$(job "fs-$class" "fs-$class" fs)"
+  out=$(run_job "fs-$class")
+  uring=$(head -1 <<<"$out" | cut -f2 | jq -r .ioUring)
+  check "$class" "$cap" fs "$out"
+  if [ "$do_block" = 1 ]; then
+    k apply -f - >/dev/null <<<"$(pvc "blk-$class" "$class" Block ReadWriteOnce 512Mi)"
+    k apply -f - >/dev/null <<<"$(job "blk-$class" "blk-$class" block)"
+    out=$(run_job "blk-$class")
+    check "$class" "$cap" block "$out"
+  fi
+done <"$state/run/classes.conf"
+
+# Two clients on one shared claim of the lowest-capped class: the cap is per
+# device, so their sum should be the cap (device scope).
+low=$(awk '$2 > 0 {print $2, $1}' "$state/run/classes.conf" | sort -n | head -1)
+if [ -n "$low" ]; then
+  cap=${low% *} class=${low#* }
+  k apply -f - >/dev/null <<<"$(pvc "shared-$class" "$class" Filesystem ReadWriteMany 256Mi)"
+  k apply -f - >/dev/null <<<"$(job "shared-$class" "shared-$class" fs 2)"
+  out=$(run_job "shared-$class")
+  check "$class" "$cap" "2xRWX" "$out"
+fi
+
+echo
+printf '%-14s %-6s %-10s %-8s %-8s %-8s %s\n' CLASS KIND RW CAP MEASURED DEV% VERDICT
+printf '%s\n' "${results[@]}"
+echo "io_uring in a RuntimeDefault-seccomp pod (containerd $(containerd --version | awk '{print $3}')): $uring"
+
+k delete namespace "$ns" --wait=true >/dev/null
+# Released PVs come back Available through the harness's recycler.
+sleep 5
+k get pv -l storagebench.dev/local-cluster=true --no-headers | awk '{print $5}' | sort | uniq -c | sed 's/^/smoke: PVs /' >&2
+! printf '%s\n' "${results[@]}" | grep -q FAIL
