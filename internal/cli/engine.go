@@ -28,6 +28,9 @@ func newEngineCommand() *cobra.Command {
 		Short:              "Run fio-compatible IO jobs with storagebench's engine",
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if planFlagGiven(args) {
+				return runPlanMode(cmd.OutOrStdout(), args)
+			}
 			for _, a := range args {
 				if a == "--help" || a == "-h" || a == "-help" {
 					_, err := fmt.Fprint(cmd.OutOrStdout(), engine.HelpText())

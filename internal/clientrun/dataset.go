@@ -1,0 +1,137 @@
+package clientrun
+
+import (
+	"fmt"
+	"path/filepath"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
+	"github.com/storagebench/storagebench/engine"
+	"github.com/storagebench/storagebench/internal/plan"
+)
+
+// dataSet is where one client's IO goes: its files, or its region of a
+// device.
+type dataSet struct {
+	files  []string
+	size   int64 // bytes over all files (per-file size times file count)
+	offset int64 // start of the region (shared block devices)
+}
+
+// dataFor places a client's data: on a filesystem, its own directory of
+// files (shared volumes hold one directory per client); on a block device,
+// the whole device, or its own region when all clients share the device.
+func dataFor(p *plan.Plan, client int32) (*dataSet, error) {
+	d := p.Data
+	if d.Mode == string(corev1.PersistentVolumeBlock) {
+		ds := &dataSet{files: []string{d.Path}, size: d.SizePerClientBytes}
+		if d.Shared {
+			ds.offset = int64(client) * d.SizePerClientBytes
+		}
+		return ds, nil
+	}
+	dir := filepath.Join(d.Path, fmt.Sprintf("client-%d", client))
+	if err := ensureDir(dir); err != nil {
+		return nil, err
+	}
+	files := max(d.FilesPerClient, 1)
+	perFile := alignDown(d.SizePerClientBytes/int64(files), largestBlock(p))
+	if perFile <= 0 {
+		return nil, fmt.Errorf("data set of %d bytes over %d files leaves less than one block per file", d.SizePerClientBytes, files)
+	}
+	ds := &dataSet{size: perFile * int64(files)}
+	for i := int32(0); i < files; i++ {
+		ds.files = append(ds.files, filepath.Join(dir, fmt.Sprintf("file-%d", i)))
+	}
+	return ds, nil
+}
+
+// largestBlock is the biggest IO of the plan: files are a whole number of
+// them, so sequential passes never end on a partial block.
+func largestBlock(p *plan.Plan) int64 {
+	largest := int64(4096)
+	for _, s := range p.Slots {
+		for _, c := range s.Cells {
+			largest = max(largest, c.MaxBlockSizeBytes())
+		}
+	}
+	return largest
+}
+
+func alignDown(v, to int64) int64 { return v / to * to }
+
+// layoutJob is the job Prepare lays the data set out with.
+func (ds *dataSet) layoutJob(p *plan.Plan) engine.JobSpec {
+	return engine.JobSpec{
+		Name: "layout", Filenames: ds.files, NrFiles: len(ds.files), Size: ds.size, Offset: ds.offset,
+		RW: engine.RWRead, BlockSize: 1 << 20, BSMin: 1 << 20, BSMax: 1 << 20, IODepth: 1, NumJobs: 1,
+		Direct: true, IOEngine: p.IOEngine, ZeroBuffers: p.Data.ZeroBuffers, Fill: engineFill(p.Data.Fill),
+	}
+}
+
+// cellJob translates a matrix cell into the engine job that runs it.
+func (ds *dataSet) cellJob(p *plan.Plan, c *sbv1.Cell, seed uint64) engine.JobSpec {
+	j := engine.JobSpec{
+		Name:        c.Name,
+		Filenames:   ds.files,
+		NrFiles:     len(ds.files),
+		Size:        ds.size,
+		Offset:      ds.offset,
+		RW:          rwFor(c),
+		RWMixRead:   int(c.ReadPercent),
+		IODepth:     int(c.QueueDepth),
+		NumJobs:     int(c.NumJobs),
+		Runtime:     secs(c.DurationSeconds),
+		Ramp:        secs(c.RampSeconds),
+		TimeBased:   true,
+		Direct:      c.Direct,
+		DSync:       c.SyncWrites,
+		RateIOPS:    int(c.RateIOPS),
+		IOEngine:    p.IOEngine,
+		RandRepeat:  true,
+		RandSeed:    seed,
+		ZeroBuffers: p.Data.ZeroBuffers,
+		// Prepare laid the data out; a cell never writes it out again.
+		Fill: engine.FillNever,
+	}
+	if c.BlockSizeBytes > 0 {
+		j.BlockSize, j.BSMin, j.BSMax = c.BlockSizeBytes, c.BlockSizeBytes, c.BlockSizeBytes
+	} else {
+		j.BlockSize, j.BSMin, j.BSMax = c.BlockSizeMinBytes, c.BlockSizeMinBytes, c.BlockSizeMaxBytes
+		j.BlockAlign = c.BlockAlignmentBytes
+	}
+	return j
+}
+
+func rwFor(c *sbv1.Cell) string {
+	random := c.Access != sbv1.AccessSequential
+	switch {
+	case c.ReadPercent == 100 && random:
+		return engine.RWRandRead
+	case c.ReadPercent == 100:
+		return engine.RWRead
+	case c.ReadPercent == 0 && random:
+		return engine.RWRandWrite
+	case c.ReadPercent == 0:
+		return engine.RWWrite
+	case random:
+		return engine.RWRandMixed
+	default:
+		return engine.RWMixed
+	}
+}
+
+func engineFill(policy string) string {
+	switch sbv1.FillPolicy(policy) {
+	case sbv1.FillAlways:
+		return engine.FillAlways
+	case sbv1.FillNever:
+		return engine.FillNever
+	default:
+		return engine.FillIfMissing
+	}
+}
+
+func secs(n int32) time.Duration { return time.Duration(n) * time.Second }
