@@ -31,6 +31,10 @@ type jobRun struct {
 // the document of what ran, marked Partial with the error, together with the
 // error; if nothing ran, it returns only the error. Errors from bad jobs
 // wrap ErrUsage.
+//
+// For its duration Run raises GOMAXPROCS to the number of worker threads
+// plus one (and restores it), so that runs in one process should not
+// overlap.
 func Run(ctx context.Context, jobs []JobSpec, opts RunOptions) (*result.Document, error) {
 	opts.fillDefaults()
 	ex, err := execute(ctx, jobs, opts)

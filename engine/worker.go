@@ -10,6 +10,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// yieldEvery is how often a worker passes through the Go scheduler; it
+// must stay well below the runtime's 10 ms forced-preemption threshold.
+const yieldEvery = 2 * time.Millisecond
+
 // maxWait bounds every blocking wait so that a cancelled run is noticed
 // promptly even while IOs hang.
 const maxWait = 100 * time.Millisecond
@@ -187,8 +191,19 @@ func (w *worker) run(s runSchedule) {
 		beginMeasure(start)
 	}
 	inflight := 0
+	lastYield := start
 	for {
 		now := nanotime()
+		if now-lastYield >= int64(yieldEvery) {
+			// A goroutine that never passes through the scheduler
+			// looks stuck to the runtime's sysmon, which then
+			// retakes its P on every 20 µs tick while it waits in the
+			// kernel, costing CPU on another thread and a slow path
+			// on every return from a system call. Yielding now and
+			// then (for a few µs) tells it all is well.
+			runtime.Gosched()
+			lastYield = now
+		}
 		if !measuring && now >= rampEnd {
 			beginMeasure(rampEnd)
 		}
@@ -258,17 +273,19 @@ func (w *worker) run(s runSchedule) {
 			w.fail(fmt.Errorf("job %q: %w", j.Name, err))
 			break // the backend is unusable; close cancels what is in flight
 		}
+		var t int64
 		if len(w.comps) > 0 {
-			tc := nanotime()
+			t = nanotime()
 			inflight -= len(w.comps)
-			w.complete(tc, measuring)
+			w.complete(t, measuring)
 		}
 		if measuring {
-			if t := nanotime(); t >= nextBoundary {
-				for t >= nextBoundary {
-					w.stats.closeInterval(nextBoundary - w.stats.start)
-					nextBoundary += interval
-				}
+			if t == 0 {
+				t = nanotime()
+			}
+			for t >= nextBoundary {
+				w.stats.closeInterval(nextBoundary - w.stats.start)
+				nextBoundary += interval
 			}
 		}
 	}

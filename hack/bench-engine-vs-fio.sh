@@ -14,6 +14,7 @@
 #   BENCH_ROUNDS   runs per tool and workload (default 3, at least 3)
 #   BENCH_ONLY     run only workloads whose name contains this string
 #   BENCH_RAW      directory to keep every JSON document in (default: a temp dir)
+#   BENCH_BIN      a storagebench binary to use instead of building one
 set -euo pipefail
 
 BENCH_FILE=${BENCH_FILE:-/var/tmp/storagebench-bench/bench.dat}
@@ -33,8 +34,8 @@ if ! command -v fio >/dev/null; then
 fi
 command -v python3 >/dev/null || { echo "python3 is needed to read the JSON results" >&2; exit 2; }
 
-sb="$raw/storagebench"
-(cd "$repo" && go build -o "$sb" .)
+sb=${BENCH_BIN:-$raw/storagebench}
+[[ -n ${BENCH_BIN:-} ]] || (cd "$repo" && go build -o "$sb" .)
 
 # Lay the file out once with random data (both tools then reuse it: fio
 # sees a file of the right size, our engine a complete non-sparse one).
