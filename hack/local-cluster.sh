@@ -34,9 +34,14 @@ Environment (defaults in brackets):
   STORAGEBENCH_CLASSES        name:iops[:bandwidth],... 0 = uncapped, bandwidth in bytes/s with
                               optional Ki/Mi/Gi or k/M/G suffix
                               [fast:0,capped-8000:8000,capped-1500:1500]
-  STORAGEBENCH_CLASS_SIZE     size of each class's ext4 loop device (sparse) [4Gi]
-  STORAGEBENCH_PVS_PER_CLASS  filesystem PVs per class, capacity = size / count [8]
-  STORAGEBENCH_BLOCK_PV_SIZE  size of each class's raw-block PV (a second loop device) [1Gi]
+  STORAGEBENCH_CLASS_SIZE     size of each class's ext4 loop device (sparse) [2Gi]
+  STORAGEBENCH_PVS_PER_CLASS  filesystem PVs per class, capacity = 90% of size / count [8]
+  STORAGEBENCH_BLOCK_PV_SIZE  size of each class's raw-block PV (a second loop device) [256Mi]
+  STORAGEBENCH_BACKING        memory: the loop devices' backing files live on a tmpfs under the
+                              state folder (RAM is only used as data is written; the device is
+                              never the bottleneck, so a class measures exactly its cap even
+                              when other work loads the VM disk); disk: sparse files on the
+                              state folder's file system [memory]
   STORAGEBENCH_CAP_SCOPE      device: all pods share one budget per class device (like a disk);
                               container: every container gets the full cap [device]
   STORAGEBENCH_APISERVER_PORT [6443]   STORAGEBENCH_ETCD_PORT [2379] (peer port = +1)
@@ -50,9 +55,10 @@ repo=$(cd "$here/.." && pwd)
 
 state=${STORAGEBENCH_CLUSTER_DIR:-/var/lib/storagebench-cluster}
 classes_spec=${STORAGEBENCH_CLASSES:-fast:0,capped-8000:8000,capped-1500:1500}
-class_size=${STORAGEBENCH_CLASS_SIZE:-4Gi}
+class_size=${STORAGEBENCH_CLASS_SIZE:-2Gi}
 pvs_per_class=${STORAGEBENCH_PVS_PER_CLASS:-8}
-block_pv_size=${STORAGEBENCH_BLOCK_PV_SIZE:-1Gi}
+block_pv_size=${STORAGEBENCH_BLOCK_PV_SIZE:-256Mi}
+backing=${STORAGEBENCH_BACKING:-memory}
 cap_scope=${STORAGEBENCH_CAP_SCOPE:-device}
 apiserver_port=${STORAGEBENCH_APISERVER_PORT:-6443}
 kv_port=${STORAGEBENCH_ETCD_PORT:-2379} # not ETCD_*: etcd reads those as flags
@@ -113,7 +119,7 @@ pid_of() {
   [ -f "$f" ] || return 1
   pid=$(cat "$f" 2>/dev/null) || return 1
   [ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] || return 1
-  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$state" || return 1
+  tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline" | grep -qF -- "$state" || return 1
   echo "$pid"
 }
 
@@ -152,26 +158,31 @@ wait_until() {
   done
 }
 
-# stop_pid PID GRACE: SIGTERM, then SIGKILL after GRACE seconds.
-stop_pid() {
-  local pid=$1 grace=$2 i
-  kill -TERM "$pid" 2>/dev/null || return 0
-  for ((i = 0; i < grace * 10; i++)); do
-    kill -0 "$pid" 2>/dev/null || return 0
-    # A zombie child of ours does not count as running.
-    [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" = Z ] && return 0
-    sleep 0.1
+# stop NAME... : SIGTERM to all of them at once, SIGKILL to those still
+# running after STOP_GRACE seconds (default 10). PID files are removed.
+stop() {
+  local name pid pids=() i
+  for name in "$@"; do
+    if pid=$(pid_of "$name"); then
+      log "stopping $name (pid $pid)"
+      kill -TERM "$pid" 2>/dev/null || true
+      pids+=("$pid")
+    fi
   done
-  kill -KILL "$pid" 2>/dev/null || true
-}
-
-stop_component() {
-  local name=$1 grace=${2:-10} pid
-  if pid=$(pid_of "$name"); then
-    log "stopping $name (pid $pid)"
-    stop_pid "$pid" "$grace"
-  fi
-  rm -f "$(pidfile "$name")"
+  for ((i = 0; i < ${STOP_GRACE:-10} * 10 && ${#pids[@]} > 0; i++)); do
+    local still=()
+    for pid in "${pids[@]}"; do
+      # Exited, or a zombie waiting for init to reap it.
+      [ -d "/proc/$pid" ] && [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" != Z ] && still+=("$pid")
+    done
+    pids=("${still[@]}")
+    [ ${#pids[@]} -gt 0 ] && sleep 0.1
+  done
+  for pid in "${pids[@]}"; do
+    log "pid $pid did not stop in time: SIGKILL"
+    kill -KILL "$pid" 2>/dev/null || true
+  done
+  for name in "$@"; do rm -f "$(pidfile "$name")"; done
 }
 
 # ------------------------------------------------------------------ install
@@ -369,6 +380,17 @@ setup_storage() {
   [[ $pvs_per_class =~ ^[1-9][0-9]*$ ]] || die "STORAGEBENCH_PVS_PER_CLASS must be a positive number"
   per_b=$((size_b * 9 / 10 / pvs_per_class / 1048576)) # MiB, leaving ext4 overhead aside
   "$bin/sbcluster" classes "$classes_spec" >"$run/classes.parsed" || die "bad STORAGEBENCH_CLASSES '$classes_spec'"
+  mkdir -p "$state/storage"
+  case "$backing" in
+    memory)
+      local n
+      n=$(wc -l <"$run/classes.parsed")
+      mount -t tmpfs -o "size=$(((size_b + block_b) * n + 64 * 1048576)),mode=0700" storagebench-backing "$state/storage" ||
+        die "mounting the tmpfs for the backing files failed"
+      ;;
+    disk) ;;
+    *) die "STORAGEBENCH_BACKING must be memory or disk (got '$backing')" ;;
+  esac
   : >"$run/caps.conf"
   : >"$run/classes.conf"
   : >"$state/conf/storage.yaml"
@@ -380,7 +402,7 @@ setup_storage() {
     truncate -s "$block_b" "$dir/block.img"
     fsloop=$(losetup --direct-io=on --find --show "$dir/fs.img") || die "losetup failed for $dir/fs.img"
     blkloop=$(losetup --direct-io=on --find --show "$dir/block.img") || die "losetup failed for $dir/block.img"
-    mkfs.ext4 -q -F -m 0 -L "sb-$name" -E lazy_itable_init=0,lazy_journal_init=0 "$fsloop" ||
+    mkfs.ext4 -q -F -m 0 -L "sb-$name" -J size=32 -E lazy_itable_init=0,lazy_journal_init=0 "$fsloop" ||
       die "mkfs.ext4 failed on $fsloop"
     mount -o noatime "$fsloop" "$dir/mnt"
     fsdev=$(lsblk -dno MAJ:MIN "$fsloop" | tr -d ' ')
@@ -400,6 +422,7 @@ metadata:
     storagebench.dev/iops-cap: "$iops"
     storagebench.dev/bandwidth-cap-bytes: "$bps"
     storagebench.dev/cap-scope: "$cap_scope"
+    storagebench.dev/backing: "$backing"
     storagebench.dev/loop-devices: "$fsloop,$blkloop"
 provisioner: kubernetes.io/no-provisioner
 volumeBindingMode: WaitForFirstConsumer
@@ -491,6 +514,7 @@ cmd_up() {
     fi
   done
   write_configs
+  printf 'cap_scope=%q\nbacking=%q\n' "$cap_scope" "$backing" >"$run/settings"
   setup_storage
   setup_network
 
@@ -559,7 +583,7 @@ stray_pids() {
   {
     for p in /proc/[0-9]*; do
       pid=${p#/proc/}
-      cmd=$(tr '\0' ' ' <"$p/cmdline" 2>/dev/null) || continue
+      cmd=$(tr '\0' ' ' 2>/dev/null <"$p/cmdline") || continue
       if [[ $cmd == *"$state/"* ]]; then echo "$pid"; continue; fi
       case "$(readlink "$p/root" 2>/dev/null)" in "$state"/*) echo "$pid" ;; esac
     done
@@ -628,10 +652,8 @@ cmd_down() {
   need_root
   local purge=${STORAGEBENCH_CLUSTER_PURGE:-0} t0=$SECONDS l
   [ "${1:-}" = --purge ] && purge=1
-  stop_component kubelet 5 # first: nothing restarts containers after this
-  stop_component harness 5
-  stop_component containerd 5
-  for c in kube-scheduler kube-controller-manager kube-apiserver etcd; do stop_component "$c" 10; done
+  stop kubelet # first: nothing restarts containers after this
+  stop harness containerd kube-scheduler kube-controller-manager kube-apiserver etcd
   kill_strays # containers, shims, anything else of ours whose PID file is gone
   # Root-cgroup caps of our loop devices (the harness removes them on a clean
   # stop; after a crash they would stay until the loops are detached).
@@ -660,6 +682,17 @@ cmd_down() {
   rmdir /var/log/containers 2>/dev/null || true
   rm -rf /var/lib/cni/results/"$cni_network"-* 2>/dev/null || true
   rmdir /var/lib/cni/results /var/lib/cni 2>/dev/null || true
+  # containerd shims keep their sockets in /run/containerd/s whatever the
+  # config says; a killed shim leaves its socket behind. Remove sockets no
+  # process listens on (ours are all dead by now), then the folders if empty.
+  if [ -d /run/containerd/s ]; then
+    local listening
+    listening=$(ss -xlH 2>/dev/null | awk '{print $5}')
+    for l in /run/containerd/s/*; do
+      [ -S "$l" ] && ! grep -qxF -- "$l" <<<"$listening" && rm -f "$l"
+    done
+    rmdir /run/containerd/s /run/containerd 2>/dev/null || true
+  fi
   if [ -d "$state" ]; then
     if [ "$purge" = 1 ]; then
       if [ -e "$state/.storagebench-local-cluster" ]; then
@@ -693,6 +726,9 @@ report_leftovers() {
 
 cmd_status() {
   local c pid ready=unknown
+  # What up was started with, not what this shell's environment says now.
+  # shellcheck disable=SC1091
+  [ -f "$run/settings" ] && . "$run/settings"
   echo "state folder: $state"
   for c in "${components[@]}"; do
     if pid=$(pid_of "$c"); then
@@ -708,7 +744,7 @@ cmd_status() {
     ready=$(kc get node localhost -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}' 2>/dev/null || echo "not registered")
   fi
   echo "node localhost Ready: $ready"
-  echo "storage classes (cap scope: $cap_scope; IOPS cap applies to reads and to writes):"
+  echo "storage classes (cap scope: $cap_scope; backing: $backing; IOPS cap applies to reads and to writes):"
   if [ -f "$run/classes.conf" ]; then
     printf '  %-16s %-10s %-14s %-12s %-12s %s\n' CLASS IOPS-CAP BANDWIDTH-CAP FS-LOOP BLOCK-LOOP MOUNT
     while read -r name iops bps fsloop blkloop mnt; do

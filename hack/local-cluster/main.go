@@ -7,6 +7,8 @@
 //	                                               the in-cluster API proxy (one process)
 //	sbcluster iotest ...                           4 KiB O_DIRECT random IO probe used by
 //	                                               the smoke test (runs inside a pod)
+//	sbcluster incluster                            API access from a pod via the Service
+//	                                               address, and the pod's routes
 //
 // It is its own module with no dependencies outside the standard library, so
 // it builds fast and stays out of the project's go.mod. The script builds it
@@ -20,7 +22,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: sbcluster pki|classes|harness|iotest [flags]")
+		fmt.Fprintln(os.Stderr, "usage: sbcluster pki|classes|harness|iotest|incluster [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -33,6 +35,8 @@ func main() {
 		err = cmdHarness(os.Args[2:])
 	case "iotest":
 		err = cmdIOTest(os.Args[2:])
+	case "incluster":
+		err = cmdInCluster(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown command %q", os.Args[1])
 	}

@@ -71,7 +71,7 @@ spec:
         image: $image
         imagePullPolicy: Never
         env: [{name: POD_NAME, valueFrom: {fieldRef: {fieldPath: metadata.name}}}]
-        args: [iotest, --file, "$target", --size, 256Mi, --rw, "randread,randwrite", --qd, "16", --seconds, "$secs", --ramp, "2", --start-at, "$start"]
+        args: [iotest, --file, "$target", --size, 128Mi, --rw, "randread,randwrite", --qd, "16", --seconds, "$secs", --ramp, "2", --start-at, "$start"]
         # CPU requests: a BestEffort pod has cpu.shares 2 and, on a busy
         # 2-core machine, cannot issue IO fast enough to reach the caps.
         resources: {requests: {cpu: 500m, memory: 64Mi}, limits: {memory: 256Mi}}
@@ -133,15 +133,38 @@ check() { # CLASS CAP KIND JSONLINES
   done
 }
 
+# In-cluster API access (what the operator's manager needs): the kubernetes
+# Service address is served by the harness's proxy; and no default route.
+k -n "$ns" apply -f - >/dev/null <<EOF
+apiVersion: v1
+kind: Pod
+metadata: {name: incluster, namespace: $ns}
+spec:
+  restartPolicy: Never
+  securityContext: {runAsNonRoot: true, runAsUser: 65532, seccompProfile: {type: RuntimeDefault}}
+  containers:
+  - name: check
+    image: $image
+    imagePullPolicy: Never
+    args: [incluster]
+    securityContext: {allowPrivilegeEscalation: false, capabilities: {drop: [ALL]}, readOnlyRootFilesystem: true}
+EOF
+k -n "$ns" wait --for=jsonpath='{.status.phase}'=Succeeded pod/incluster --timeout=60s >/dev/null ||
+  { k -n "$ns" logs incluster >&2; log "in-cluster API access FAILED"; exit 1; }
+incluster=$(k -n "$ns" logs incluster)
+echo "$incluster" | sed 's/^/smoke: incluster: /' >&2
+grep -q '"username":"system:serviceaccount:'"$ns"':default"' <<<"$incluster" || { log "unexpected identity"; exit 1; }
+if grep -q '0.0.0.0/0' <<<"$incluster"; then log "pods have a default route"; exit 1; fi
+
 uring=
 while read -r class cap bps _; do
-  k apply -f - >/dev/null <<<"$(pvc "fs-$class" "$class" Filesystem ReadWriteOnce 256Mi)"
+  k apply -f - >/dev/null <<<"$(pvc "fs-$class" "$class" Filesystem ReadWriteOnce 200Mi)"
   k apply -f - >/dev/null <<<"$(job "fs-$class" "fs-$class" fs)"
   out=$(run_job "fs-$class")
   uring=$(head -1 <<<"$out" | cut -f2 | jq -r .ioUring)
   check "$class" "$cap" fs "$out"
   if [ "$do_block" = 1 ]; then
-    k apply -f - >/dev/null <<<"$(pvc "blk-$class" "$class" Block ReadWriteOnce 512Mi)"
+    k apply -f - >/dev/null <<<"$(pvc "blk-$class" "$class" Block ReadWriteOnce 200Mi)"
     k apply -f - >/dev/null <<<"$(job "blk-$class" "blk-$class" block)"
     out=$(run_job "blk-$class")
     check "$class" "$cap" block "$out"
@@ -153,7 +176,7 @@ done <"$state/run/classes.conf"
 low=$(awk '$2 > 0 {print $2, $1}' "$state/run/classes.conf" | sort -n | head -1)
 if [ -n "$low" ]; then
   cap=${low% *} class=${low#* }
-  k apply -f - >/dev/null <<<"$(pvc "shared-$class" "$class" Filesystem ReadWriteMany 256Mi)"
+  k apply -f - >/dev/null <<<"$(pvc "shared-$class" "$class" Filesystem ReadWriteMany 200Mi)"
   k apply -f - >/dev/null <<<"$(job "shared-$class" "shared-$class" fs 2)"
   out=$(run_job "shared-$class")
   check "$class" "$cap" "2xRWX" "$out"
