@@ -267,8 +267,16 @@ func (w *worker) run(s runSchedule) {
 		if wait > 0 && (inflight > 0 || pace != nil) {
 			minComplete = 1
 		}
+		if inflight > 0 && pace == nil && !stopping {
+			// A completion will wake us: wait without a timeout. A
+			// timed wait arms a kernel timer on every call, which in
+			// a VM costs an exit to the hypervisor per IO at low
+			// queue depths. Ramp end, interval boundaries, runtime and
+			// cancellation are then noticed at the next completion.
+			wait = 0
+		}
 		var err error
-		w.comps, err = w.be.wait(minComplete, time.Duration(max(wait, 1)), w.comps[:0])
+		w.comps, err = w.be.wait(minComplete, time.Duration(wait), w.comps[:0])
 		if err != nil {
 			w.fail(fmt.Errorf("job %q: %w", j.Name, err))
 			break // the backend is unusable; close cancels what is in flight
@@ -405,11 +413,16 @@ func ioError(j *JobSpec, f *fileSpec, s *slot, errno unix.Errno) error {
 
 // IOError is an IO that failed during a run (EIO, ENOSPC, ...).
 type IOError struct {
+	// Job is the job's name, Path the file or device, Op read, write or
+	// fsync.
 	Job, Path, Op string
-	Offset, Size  int64
-	Errno         unix.Errno
+	// Offset and Size locate the failed IO.
+	Offset, Size int64
+	// Errno is the kernel's error; fio's "error" field carries it too.
+	Errno unix.Errno
 }
 
+// Error names the job, the IO and the cause in one line.
 func (e *IOError) Error() string {
 	if e.Op == "fsync" {
 		return fmt.Sprintf("job %q: fsync of %s failed: %v", e.Job, e.Path, e.Errno)

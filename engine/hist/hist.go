@@ -184,10 +184,13 @@ func (h *Histogram) Percentile(p float64) int64 {
 	return h.max
 }
 
-// Bin is one non-empty bucket: the value it reports and its count.
+// Bin is one non-empty bucket.
 type Bin struct {
+	// Index is the bucket's position (0..NumBuckets-1).
 	Index int
+	// Value is the value the bucket reports (its midpoint), in ns.
 	Value int64
+	// Count is the number of samples in it.
 	Count int64
 }
 

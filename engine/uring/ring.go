@@ -263,8 +263,9 @@ func (r *Ring) PrepFsync(file int, datasync bool, userData uint64) {
 
 // SubmitAndWait hands every prepared IO to the kernel and waits until at
 // least minComplete completions are ready or timeout passes (timeout <= 0:
-// no limit). One system call does both, as fio does. A timeout or a signal
-// is not an error: the caller reaps what is there and decides.
+// no limit); with minComplete 0 it only submits. A timeout, a signal or a
+// transient EAGAIN/EBUSY is not an error: the caller reaps what is there
+// and calls again (IOs the kernel did not take stay queued).
 func (r *Ring) SubmitAndWait(minComplete uint32, timeout time.Duration) error {
 	if r.unsent > 0 {
 		atomic.StoreUint32(r.sqTail, r.localTail)
