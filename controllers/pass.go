@@ -5,25 +5,37 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
+	"github.com/storagebench/storagebench/results"
 )
 
 // shortRequeue is how soon to look again while waiting for something that
 // does not trigger a watch event (a clock, an external system).
 const shortRequeue = 2 * time.Second
 
-// pass is one reconcile pass over one benchmark: what was read, the status
-// being built and the events to send once it is stored.
+// conflictRequeue is how soon to retry a pass whose status write lost to a
+// newer one: the cache is about to catch up.
+const conflictRequeue = 200 * time.Millisecond
+
+// pass is one reconcile pass over one benchmark: the time it runs at, the
+// status being built, and the events to send once that status is stored.
 type pass struct {
 	bench  *sbv1.StorageBenchmark
 	now    time.Time
 	events []event
+	// targetResults are the stored results of finished targets, by name.
+	targetResults map[string]*results.TargetResult
 }
 
 type event struct {
 	kind, reason, action, message string
+}
+
+func newPass(b *sbv1.StorageBenchmark, now time.Time) *pass {
+	return &pass{bench: b, now: now, targetResults: map[string]*results.TargetResult{}}
 }
 
 func (p *pass) conditions() conditionSetter {
@@ -38,26 +50,86 @@ func (p *pass) warning(reason, action, message string) {
 	p.events = append(p.events, event{corev1.EventTypeWarning, reason, action, message})
 }
 
-// advance runs the phases of the run in order; each returns early when it
-// has to wait.
+// advance runs the phases of the run in order: a new generation resets the
+// run, validation may end it, then the targets run (one after another by
+// default) and the run finishes once all have results.
 func (r *StorageBenchmarkReconciler) advance(ctx context.Context, p *pass) (ctrl.Result, error) {
-	if p.bench.Status.ObservedGeneration != p.bench.Generation {
+	b := p.bench
+	if b.Status.ObservedGeneration != b.Generation {
 		r.startGeneration(p)
+	}
+	if ended(b) {
+		if meta.IsStatusConditionTrue(b.Status.Conditions, sbv1.ConditionStalled) {
+			// Stop what a failed run left running, now that the failure
+			// and its evidence are recorded in status.
+			return ctrl.Result{}, r.stopFailedRun(ctx, b)
+		}
+		return ctrl.Result{}, nil
 	}
 	if done := r.validate(ctx, p); done {
 		return ctrl.Result{}, nil
 	}
-	return ctrl.Result{}, nil
+	s, err := r.observe(ctx, b)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := r.removeStaleRuns(ctx, b, s); err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := r.ensureRunObjects(ctx, b, s); err != nil {
+		return ctrl.Result{}, err
+	}
+
+	var wait time.Duration
+	allDone := true
+	for i := range b.Spec.Targets {
+		t := r.targetRun(p, i)
+		step, err := r.runTarget(ctx, p, s, t)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if step.failure != nil {
+			r.failRun(p, s, t, step.failure)
+			return ctrl.Result{}, nil
+		}
+		if step.wait > 0 && (wait == 0 || step.wait < wait) {
+			wait = step.wait
+		}
+		if !step.done {
+			allDone = false
+			if b.Spec.TargetExecution != sbv1.TargetsParallel {
+				break
+			}
+		}
+	}
+	r.updateProgress(p, s)
+	if allDone {
+		r.finishRun(p)
+		return ctrl.Result{}, nil
+	}
+	return ctrl.Result{RequeueAfter: wait}, nil
 }
 
-// startGeneration resets status for a new spec generation: a spec change is
-// a new run, and the old run's results no longer describe the spec.
-func (r *StorageBenchmarkReconciler) startGeneration(p *pass) {
+// targetRun pairs a target's spec with its status entry and plan.
+func (r *StorageBenchmarkReconciler) targetRun(p *pass, i int) *targetRun {
 	b := p.bench
-	b.Status = sbv1.StorageBenchmarkStatus{
-		ObservedGeneration: b.Generation,
-		Conditions:         b.Status.Conditions,
+	spec := &b.Spec.Targets[i]
+	var status *sbv1.TargetStatus
+	for k := range b.Status.Targets {
+		if b.Status.Targets[k].Name == spec.Name {
+			status = &b.Status.Targets[k]
+		}
 	}
-	p.conditions().running(sbv1.ReasonRunStarted, "run for generation started")
-	p.normal(sbv1.ReasonRunStarted, "Start", "starting the run for generation "+itoa(b.Generation))
+	if status == nil {
+		b.Status.Targets = append(b.Status.Targets, sbv1.TargetStatus{Name: spec.Name, State: sbv1.TargetPending})
+		status = &b.Status.Targets[len(b.Status.Targets)-1]
+	}
+	return &targetRun{spec: spec, status: status, plan: targetPlan(b, spec)}
+}
+
+// ended reports whether the current generation's run is over (completed,
+// whether it succeeded or failed): nothing more happens for it.
+func ended(b *sbv1.StorageBenchmark) bool {
+	c := meta.FindStatusCondition(b.Status.Conditions, sbv1.ConditionCompleted)
+	return c != nil && c.Status == "True" && c.ObservedGeneration == b.Generation
 }

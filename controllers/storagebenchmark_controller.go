@@ -8,12 +8,20 @@ import (
 	"context"
 	"fmt"
 
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
@@ -21,23 +29,41 @@ import (
 
 // StorageBenchmarkReconciler reconciles StorageBenchmark objects.
 type StorageBenchmarkReconciler struct {
+	// Client reads the benchmark's own children from the manager's cache.
 	client.Client
-	Scheme   *runtime.Scheme
-	Recorder recorder.EventRecorder
-	// Clock is injectable so tests can control timeouts and start times.
+	// APIReader reads what the cache does not hold: the user's claims,
+	// storage classes, volumes and nodes.
+	APIReader client.Reader
+	Scheme    *runtime.Scheme
+	Recorder  recorder.EventRecorder
+	// Logs reads client pods' logs, where their reports are.
+	Logs LogReader
+	// ClientPods configures the client pods.
+	ClientPods ClientPodConfig
+	// Clock is injectable so tests can control time.
 	Clock clock.Clock
 }
 
 // +kubebuilder:rbac:groups=storagebench.io,resources=storagebenchmarks,verbs=get;list;watch
 // +kubebuilder:rbac:groups=storagebench.io,resources=storagebenchmarks/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
-// +kubebuilder:rbac:groups=storage.k8s.io,resources=storageclasses,verbs=get;list;watch
-// +kubebuilder:rbac:groups="",resources=persistentvolumeclaims,verbs=get;list;watch
+// +kubebuilder:rbac:groups=storage.k8s.io,resources=storageclasses,verbs=get
+// +kubebuilder:rbac:groups="",resources=persistentvolumeclaims,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=pods/log,verbs=get
+// +kubebuilder:rbac:groups="",resources=serviceaccounts,verbs=get;list;watch;create
+// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=roles;rolebindings,verbs=get;list;watch;create
+// +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;delete
 
 // Reconcile moves one benchmark's run forward and records where it is.
 func (r *StorageBenchmarkReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	// Read the benchmark itself from the API server, not the cache: status
+	// is where a pass records what it decided (a target's results stored, a
+	// run failed), and the cache can lag the previous pass's write. Deciding
+	// on a stale status could start clients again for a finished target.
 	bench := &sbv1.StorageBenchmark{}
-	if err := r.Get(ctx, req.NamespacedName, bench); err != nil {
+	if err := r.APIReader.Get(ctx, req.NamespacedName, bench); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !bench.DeletionTimestamp.IsZero() {
@@ -47,17 +73,20 @@ func (r *StorageBenchmarkReconciler) Reconcile(ctx context.Context, req ctrl.Req
 	}
 
 	before := bench.DeepCopy()
-	pass := &pass{bench: bench, now: r.Clock.Now()}
-	result, runErr := r.advance(ctx, pass)
+	p := newPass(bench, r.Clock.Now())
+	result, runErr := r.advance(ctx, p)
 
-	if err := r.Status().Patch(ctx, bench, client.MergeFrom(before)); err != nil {
+	// The patch carries the resourceVersion the pass started from: a pass
+	// that read a stale copy (the cache lags our own writes) must not
+	// overwrite what a newer pass stored, lists included.
+	if err := r.Status().Patch(ctx, bench, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
 		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
-			return ctrl.Result{RequeueAfter: shortRequeue}, nil
+			return ctrl.Result{RequeueAfter: conflictRequeue}, nil
 		}
 		return ctrl.Result{}, fmt.Errorf("writing status of %s: %w", req.NamespacedName, err)
 	}
 	// Events go out only once the status they explain is stored.
-	for _, e := range pass.events {
+	for _, e := range p.events {
 		r.Recorder.Eventf(bench, nil, e.kind, e.reason, e.action, "%s", e.message)
 	}
 	if runErr != nil {
@@ -66,10 +95,39 @@ func (r *StorageBenchmarkReconciler) Reconcile(ctx context.Context, req ctrl.Req
 	return result, runErr
 }
 
-// SetupWithManager registers the reconciler and what it watches.
+// SetupWithManager registers the reconciler and what it watches: its
+// children, and the client pods (owned by its Jobs) whose readiness and
+// completion drive the run.
 func (r *StorageBenchmarkReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	podsToBenchmark := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {
+		owner := obj.GetAnnotations()[benchmarkAnnotation]
+		if owner == "" {
+			return nil
+		}
+		return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: obj.GetNamespace(), Name: owner}}}
+	})
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&sbv1.StorageBenchmark{}).
+		Owns(&batchv1.Job{}).
+		Owns(&corev1.PersistentVolumeClaim{}).
+		Owns(&corev1.ConfigMap{}).
+		Watches(&corev1.Pod{}, podsToBenchmark).
 		Named("storagebenchmark").
 		Complete(r)
+}
+
+// CacheOptions keeps the manager's cache to the objects benchmarks create
+// (they carry labelBenchmark), so its memory does not grow with the
+// cluster's pods, claims and ConfigMaps.
+func CacheOptions(base cache.Options) cache.Options {
+	ours, _ := labels.NewRequirement(labelBenchmark, selection.Exists, nil)
+	selector := labels.NewSelector().Add(*ours)
+	if base.ByObject == nil {
+		base.ByObject = map[client.Object]cache.ByObject{}
+	}
+	for _, obj := range []client.Object{&corev1.Pod{}, &batchv1.Job{}, &corev1.PersistentVolumeClaim{}, &corev1.ConfigMap{},
+		&corev1.ServiceAccount{}, &rbacv1.Role{}, &rbacv1.RoleBinding{}} {
+		base.ByObject[obj] = cache.ByObject{Label: selector}
+	}
+	return base
 }

@@ -3,15 +3,21 @@ package controllers_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/clock"
+	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -27,6 +33,14 @@ import (
 var (
 	env       *testenv.Env
 	k8sClient client.Client
+	// testClock is the controller's clock: tests step it past timetables
+	// and timeouts instead of sleeping through them.
+	testClock = clocktesting.NewFakeClock(time.Now())
+	// podLogs serves the client logs a kubelet would.
+	podLogs = &fakeLogs{logs: map[string]string{}}
+	// stopManager stops the running manager; startManager starts another
+	// (restart tests).
+	stopManager func()
 )
 
 func TestMain(m *testing.M) {
@@ -38,40 +52,45 @@ func TestMain(m *testing.M) {
 	}
 	k8sClient = env.Client
 	ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.UseDevMode(true)))
-	ctx, cancel := context.WithCancel(context.Background())
-	done, err := startManager(ctx)
-	if err != nil {
+	if err := startManager(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		_ = env.Stop()
 		os.Exit(1)
 	}
 	code := m.Run()
-	cancel()
-	<-done
+	stopManager()
 	if err := env.Stop(); err != nil {
 		fmt.Fprintln(os.Stderr, "stopping envtest:", err)
 	}
 	os.Exit(code)
 }
 
-func startManager(ctx context.Context) (<-chan struct{}, error) {
+// startManager runs the reconciler in a manager configured as in
+// production (cache options included), with the test's clock and logs.
+func startManager() error {
 	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
 		Scheme:                 env.Scheme,
+		Cache:                  controllers.CacheOptions(cache.Options{}),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
+		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	r := &controllers.StorageBenchmarkReconciler{
-		Client:   mgr.GetClient(),
-		Scheme:   mgr.GetScheme(),
-		Recorder: mgr.GetEventRecorder("storagebench"),
-		Clock:    clock.RealClock{},
+		Client:     mgr.GetClient(),
+		APIReader:  mgr.GetAPIReader(),
+		Scheme:     mgr.GetScheme(),
+		Recorder:   mgr.GetEventRecorder("storagebench"),
+		Logs:       podLogs,
+		ClientPods: controllers.ClientPodConfig{Image: "storagebench:test", ImagePullPolicy: corev1.PullNever},
+		Clock:      testClock,
 	}
 	if err := r.SetupWithManager(mgr); err != nil {
-		return nil, err
+		return err
 	}
+	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -79,7 +98,33 @@ func startManager(ctx context.Context) (<-chan struct{}, error) {
 			fmt.Fprintln(os.Stderr, "manager:", err)
 		}
 	}()
-	return done, nil
+	stopManager = func() { cancel(); <-done }
+	return nil
+}
+
+// fakeLogs plays the kubelet's log endpoint.
+type fakeLogs struct {
+	mu   sync.Mutex
+	logs map[string]string
+}
+
+func (f *fakeLogs) set(namespace, pod, log string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.logs[namespace+"/"+pod] = log
+}
+
+func (f *fakeLogs) ReadLog(_ context.Context, namespace, pod, _ string, limitBytes int64) (io.ReadCloser, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	log, ok := f.logs[namespace+"/"+pod]
+	if !ok {
+		return nil, fmt.Errorf("pods %q not found", pod)
+	}
+	if int64(len(log)) > limitBytes {
+		log = log[:limitBytes]
+	}
+	return io.NopCloser(strings.NewReader(log)), nil
 }
 
 // newNamespace gives each test its own namespace.

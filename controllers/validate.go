@@ -19,9 +19,6 @@ import (
 // change the spec, which starts a new generation. It reports whether the
 // pass is done.
 func (r *StorageBenchmarkReconciler) validate(ctx context.Context, p *pass) bool {
-	if stalled(p.bench) {
-		return true
-	}
 	problems := p.bench.Spec.Validate().ToAggregate()
 	var msgs []string
 	if problems != nil {

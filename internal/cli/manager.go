@@ -1,11 +1,15 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -13,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/yaml"
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
 	"github.com/storagebench/storagebench/controllers"
@@ -27,6 +32,9 @@ type managerOptions struct {
 	leaderElect             bool
 	leaderElectionNamespace string
 	watchNamespaces         string
+	clientImage             string
+	clientPullPolicy        string
+	clientPodDefaults       string
 	zap                     zap.Options
 }
 
@@ -48,6 +56,9 @@ current kubeconfig for development.`,
 	f.BoolVar(&o.leaderElect, "leader-elect", false, "elect a leader so that only one of several replicas reconciles")
 	f.StringVar(&o.leaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader election Lease (default: the manager's own namespace)")
 	f.StringVar(&o.watchNamespaces, "watch-namespaces", "", "comma-separated namespaces to watch; empty watches all")
+	f.StringVar(&o.clientImage, "client-image", os.Getenv("STORAGEBENCH_CLIENT_IMAGE"), "image of the client pods: the operator's own image (default $STORAGEBENCH_CLIENT_IMAGE)")
+	f.StringVar(&o.clientPullPolicy, "client-image-pull-policy", string(corev1.PullIfNotPresent), "pull policy of the client image: Always, IfNotPresent or Never")
+	f.StringVar(&o.clientPodDefaults, "client-pod-defaults", "", `JSON or YAML with defaults for client pods: {"resources": {...}, "nodeSelector": {...}, "tolerations": [...]}; spec.clients overrides them`)
 	addGoFlags(cmd, o.zap.BindFlags)
 	return cmd
 }
@@ -55,6 +66,10 @@ current kubeconfig for development.`,
 func runManager(cmd *cobra.Command, o *managerOptions) error {
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&o.zap)))
 	setupLog := ctrl.Log.WithName("setup")
+	clientPods, err := o.clientPodConfig()
+	if err != nil {
+		return &ExitError{Code: exitUsage, Err: err}
+	}
 
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
@@ -64,7 +79,7 @@ func runManager(cmd *cobra.Command, o *managerOptions) error {
 		return err
 	}
 
-	cacheOptions := cache.Options{}
+	cacheOptions := controllers.CacheOptions(cache.Options{})
 	if namespaces := splitList(o.watchNamespaces); len(namespaces) > 0 {
 		cacheOptions.DefaultNamespaces = map[string]cache.Config{}
 		for _, ns := range namespaces {
@@ -92,11 +107,18 @@ func runManager(cmd *cobra.Command, o *managerOptions) error {
 		return fmt.Errorf("creating the manager: %w", err)
 	}
 
+	clientset, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
 	reconciler := &controllers.StorageBenchmarkReconciler{
-		Client:   mgr.GetClient(),
-		Scheme:   mgr.GetScheme(),
-		Recorder: mgr.GetEventRecorder("storagebench"),
-		Clock:    clock.RealClock{},
+		Client:     mgr.GetClient(),
+		APIReader:  mgr.GetAPIReader(),
+		Scheme:     mgr.GetScheme(),
+		Recorder:   mgr.GetEventRecorder("storagebench"),
+		Logs:       controllers.KubeletLogReader{Clientset: clientset},
+		ClientPods: clientPods,
+		Clock:      clock.RealClock{},
 	}
 	if err := reconciler.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the StorageBenchmark controller: %w", err)
@@ -113,6 +135,31 @@ func runManager(cmd *cobra.Command, o *managerOptions) error {
 		return fmt.Errorf("running the manager: %w", err)
 	}
 	return nil
+}
+
+// clientPodConfig checks the client pod flags.
+func (o *managerOptions) clientPodConfig() (controllers.ClientPodConfig, error) {
+	cfg := controllers.ClientPodConfig{Image: o.clientImage, ImagePullPolicy: corev1.PullPolicy(o.clientPullPolicy)}
+	if cfg.Image == "" {
+		return cfg, errors.New("--client-image (or $STORAGEBENCH_CLIENT_IMAGE) is required: client pods run the operator's own image")
+	}
+	switch cfg.ImagePullPolicy {
+	case corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever:
+	default:
+		return cfg, fmt.Errorf("--client-image-pull-policy %q: use Always, IfNotPresent or Never", o.clientPullPolicy)
+	}
+	if o.clientPodDefaults != "" {
+		var defaults struct {
+			Resources    corev1.ResourceRequirements `json:"resources"`
+			NodeSelector map[string]string           `json:"nodeSelector"`
+			Tolerations  []corev1.Toleration         `json:"tolerations"`
+		}
+		if err := yaml.UnmarshalStrict([]byte(o.clientPodDefaults), &defaults); err != nil {
+			return cfg, fmt.Errorf("--client-pod-defaults: %w", err)
+		}
+		cfg.DefaultResources, cfg.DefaultNodeSelector, cfg.DefaultTolerations = defaults.Resources, defaults.NodeSelector, defaults.Tolerations
+	}
+	return cfg, nil
 }
 
 func splitList(s string) []string {

@@ -1,0 +1,63 @@
+package controllers
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
+	"github.com/storagebench/storagebench/internal/plan"
+)
+
+// claimNames lists the claims a target's clients use, index by client:
+// one per client (ReadWriteOnce), the same shared one for all
+// (ReadWriteMany), or the user's existing claim.
+func claimNames(b *sbv1.StorageBenchmark, t *sbv1.Target) []string {
+	names := make([]string, b.Spec.Clients.Count)
+	for i := range names {
+		switch {
+		case t.ExistingClaimName != nil:
+			names[i] = *t.ExistingClaimName
+		case plan.Shared(t):
+			names[i] = sharedClaimName(b, t)
+		default:
+			names[i] = claimName(b, t, int32(i))
+		}
+	}
+	return names
+}
+
+// buildClaims returns the claims the controller creates for a target: none
+// for an existing claim.
+func buildClaims(b *sbv1.StorageBenchmark, t *sbv1.Target) []*corev1.PersistentVolumeClaim {
+	if t.StorageClassName == nil {
+		return nil
+	}
+	var claims []*corev1.PersistentVolumeClaim
+	seen := map[string]bool{}
+	for _, name := range claimNames(b, t) {
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		mode := t.VolumeMode
+		if mode == "" {
+			mode = corev1.PersistentVolumeFilesystem
+		}
+		access := t.AccessMode
+		if access == "" {
+			access = corev1.ReadWriteOnce
+		}
+		labels := benchmarkLabels(b, componentVolume)
+		labels[labelTarget] = t.Name
+		claims = append(claims, &corev1.PersistentVolumeClaim{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: b.Namespace, Labels: labels},
+			Spec: corev1.PersistentVolumeClaimSpec{
+				StorageClassName: t.StorageClassName,
+				AccessModes:      []corev1.PersistentVolumeAccessMode{access},
+				VolumeMode:       &mode,
+				Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: *t.Size}},
+			},
+		})
+	}
+	return claims
+}

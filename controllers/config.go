@@ -1,0 +1,32 @@
+package controllers
+
+import (
+	corev1 "k8s.io/api/core/v1"
+)
+
+// ClientPodConfig is what the operator's installation decides about client
+// pods (Helm values / manager flags); spec.clients overrides the defaults.
+type ClientPodConfig struct {
+	// Image runs the engine: the operator's own image, so the clients and
+	// the controller are always the same version.
+	Image           string
+	ImagePullPolicy corev1.PullPolicy
+	// DefaultResources apply when spec.clients.resources is unset.
+	DefaultResources corev1.ResourceRequirements
+	// DefaultNodeSelector and DefaultTolerations are merged with the spec's.
+	DefaultNodeSelector map[string]string
+	DefaultTolerations  []corev1.Toleration
+}
+
+// clientBinary is where the image keeps the storagebench binary.
+const clientBinary = "/storagebench"
+
+// Paths inside client pods.
+const (
+	planMountPath = "/etc/storagebench/plan"
+	tmpMountPath  = "/tmp"
+	readyFile     = "/tmp/storagebench/ready"
+)
+
+// clientUID is the non-root user client pods run as (distroless "nonroot").
+const clientUID = 65532

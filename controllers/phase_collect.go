@@ -1,0 +1,140 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
+	"github.com/storagebench/storagebench/results"
+)
+
+// collect waits for every client to finish after the timetable's end, reads
+// their reports from the logs, merges them and stores the target's results.
+func (r *StorageBenchmarkReconciler) collect(ctx context.Context, p *pass, s *snapshot, t *targetRun, end time.Time) (targetStep, error) {
+	b := p.bench
+	t.status.State = sbv1.TargetCollecting
+	pods := s.targetPods(b, t.spec)
+	var running []string
+	for _, pod := range pods {
+		if pod.Status.Phase != corev1.PodSucceeded {
+			running = append(running, pod.Name)
+		}
+	}
+	if len(running) > 0 || len(pods) != int(b.Spec.Clients.Count) {
+		limit := time.Duration(b.Spec.Timeouts.CollectSeconds) * time.Second
+		if p.now.Sub(end) > limit {
+			sort.Strings(running)
+			return targetStep{failure: &runFailure{sbv1.ReasonTimedOut, fmt.Sprintf(
+				"target %s: clients still running %s after the last cell's scheduled end (timeouts.collectSeconds): %s",
+				t.spec.Name, limit, strings.Join(running, ", "))}}, nil
+		}
+		t.status.Message = fmt.Sprintf("waiting for %d client(s) to hand over results", len(running))
+		return targetStep{wait: limit - p.now.Sub(end) + time.Second}, nil
+	}
+
+	reports := make([]*results.ClientReport, 0, len(pods))
+	for _, pod := range pods {
+		report, err := r.readReport(ctx, pod)
+		if err != nil {
+			return targetStep{failure: &runFailure{sbv1.ReasonResultsUnreadable, fmt.Sprintf("target %s: pod %s (%s): %v", t.spec.Name, pod.Name, clientOf(pod), err)}}, nil
+		}
+		reports = append(reports, report)
+	}
+	tr, err := results.Merge(t.plan, reports)
+	if err != nil {
+		return targetStep{failure: &runFailure{sbv1.ReasonResultsUnreadable, fmt.Sprintf("target %s: %v", t.spec.Name, err)}}, nil
+	}
+	tr.Timings = results.Timings{
+		VolumesBoundMilliseconds: deref(t.status.VolumesBoundMilliseconds),
+		ClientsReadyMilliseconds: deref(t.status.ClientsReadyMilliseconds),
+		PrepareMilliseconds:      tr.Timings.PrepareMilliseconds,
+	}
+	env, memory, err := r.fingerprint(ctx, b, t.spec, s, pods, tr.EngineVersion)
+	if err != nil {
+		return targetStep{}, err
+	}
+	tr.Environment = env
+	tr.Warnings = results.Warnings(tr, results.WarningInputs{NodeMemoryBytes: memory, SizePerClientBytes: b.Spec.Dataset.SizePerClient.Bytes()})
+
+	data, binary, err := results.EncodeStored(tr)
+	if err != nil {
+		return targetStep{failure: &runFailure{sbv1.ReasonResultsUnreadable, err.Error()}}, nil
+	}
+	cm := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: resultsConfigMapName(b, t.spec), Namespace: b.Namespace, Labels: runLabels(b, t.spec, componentResults)},
+		Data:       data,
+		BinaryData: binary,
+	}
+	if _, err := r.createOwned(ctx, b, cm); err != nil {
+		return targetStep{}, err
+	}
+	s.configMaps[cm.Name] = cm
+	r.applyTargetResult(p, t, tr)
+	p.normal("ResultsCollected", "Collect", fmt.Sprintf("target %s: merged the reports of %d clients into configmap %s", t.spec.Name, len(reports), cm.Name))
+	return r.cleanupTarget(ctx, p, s, t)
+}
+
+// readReport reads one client's report from its log.
+func (r *StorageBenchmarkReconciler) readReport(ctx context.Context, pod *corev1.Pod) (*results.ClientReport, error) {
+	// One byte over the limit tells a log that was cut from one that fits.
+	log, err := r.Logs.ReadLog(ctx, pod.Namespace, pod.Name, "engine", results.MaxReportBytes+1)
+	if err != nil {
+		return nil, fmt.Errorf("reading the log: %w", err)
+	}
+	defer log.Close()
+	return results.ReadClientReport(log, results.MaxReportBytes)
+}
+
+// collected reports whether the target's results for this generation are
+// stored already; if so it refreshes status from them (after a controller
+// restart status may lag the objects) and applies the cleanup policy.
+func (r *StorageBenchmarkReconciler) collected(ctx context.Context, p *pass, s *snapshot, t *targetRun) (targetStep, error) {
+	b := p.bench
+	cm := s.configMaps[resultsConfigMapName(b, t.spec)]
+	stored := cm != nil && cm.Labels[labelGeneration] == generationLabel(b.Generation)
+	if !stored && t.status.State != sbv1.TargetSucceeded {
+		return targetStep{}, nil
+	}
+	// Status (read fresh) may know of results the cache does not show yet.
+	if stored && t.status.State != sbv1.TargetSucceeded {
+		tr, err := results.DecodeStored(cm.Data, cm.BinaryData)
+		if err != nil {
+			return targetStep{failure: &runFailure{sbv1.ReasonResultsUnreadable, fmt.Sprintf("target %s: configmap %s: %v", t.spec.Name, cm.Name, err)}}, nil
+		}
+		r.applyTargetResult(p, t, tr)
+	}
+	return r.cleanupTarget(ctx, p, s, t)
+}
+
+// applyTargetResult copies a target's stored result into its status.
+func (r *StorageBenchmarkReconciler) applyTargetResult(p *pass, t *targetRun, tr *results.TargetResult) {
+	st := t.status
+	st.State = sbv1.TargetSucceeded
+	st.Message = ""
+	st.ResultsConfigMap = resultsConfigMapName(p.bench, t.spec)
+	st.Cells = results.StatusCells(tr)
+	st.Backend = truncate(strings.Join(tr.Backends, ", "), 128)
+	skew := tr.StartSkewMicroseconds
+	st.StartSkewMicroseconds = &skew
+	st.Environment = tr.Environment
+	if tr.Timings.VolumesBoundMilliseconds > 0 && st.VolumesBoundMilliseconds == nil {
+		st.VolumesBoundMilliseconds = &tr.Timings.VolumesBoundMilliseconds
+	}
+	if tr.Timings.ClientsReadyMilliseconds > 0 && st.ClientsReadyMilliseconds == nil {
+		st.ClientsReadyMilliseconds = &tr.Timings.ClientsReadyMilliseconds
+	}
+	p.targetResults[t.spec.Name] = tr
+}
+
+func deref(p *int64) int64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}

@@ -1,0 +1,65 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
+	"github.com/storagebench/storagebench/internal/plan"
+)
+
+// startRecord is the target's published start for the current generation.
+func startRecord(b *sbv1.StorageBenchmark, s *snapshot, t *sbv1.Target) (plan.StartRecord, bool) {
+	cm := s.configMaps[startConfigMapName(b)]
+	if cm == nil {
+		return plan.StartRecord{}, false
+	}
+	value, ok := cm.Data[t.Name]
+	if !ok {
+		return plan.StartRecord{}, false
+	}
+	record, err := plan.DecodeStartRecord(value)
+	if err != nil || record.Generation != b.Generation {
+		return plan.StartRecord{}, false
+	}
+	return record, true
+}
+
+// publishStart writes the start instant, a lead ahead, for the target's
+// waiting clients. The update carries the ConfigMap's resourceVersion: if
+// anything (a previous controller process) published meanwhile, it fails
+// and the next pass reads the start already published, so clients never
+// see two different starts.
+func (r *StorageBenchmarkReconciler) publishStart(ctx context.Context, p *pass, s *snapshot, t *targetRun) (targetStep, error) {
+	b := p.bench
+	cm := s.configMaps[startConfigMapName(b)]
+	if cm == nil {
+		return targetStep{wait: shortRequeue}, nil
+	}
+	now := r.Clock.Now()
+	record := plan.StartRecord{Generation: b.Generation, Start: now.Add(plan.StartLead), PublishedAt: now}
+	updated := cm.DeepCopy()
+	if updated.Data == nil {
+		updated.Data = map[string]string{}
+	}
+	updated.Data[t.spec.Name] = record.Encode()
+	if err := r.Update(ctx, updated); err != nil {
+		if apierrors.IsConflict(err) {
+			return targetStep{wait: shortRequeue}, nil
+		}
+		return targetStep{}, fmt.Errorf("publishing the start of target %s: %w", t.spec.Name, err)
+	}
+	s.configMaps[updated.Name] = updated
+	ready := now.Sub(t.status.ProvisioningStartTime.Time).Milliseconds()
+	t.status.ClientsReadyMilliseconds = &ready
+	start := metav1.NewTime(record.Start)
+	t.status.MeasurementStartTime = &start
+	t.status.State = sbv1.TargetRunning
+	t.status.Message = "measuring"
+	p.normal("MeasurementScheduled", "Start", fmt.Sprintf("target %s: all %d clients ready after %d ms; measurement starts at %s and takes %s",
+		t.spec.Name, b.Spec.Clients.Count, ready, record.Start.UTC().Format("15:04:05.000"), t.plan.Duration()))
+	return targetStep{wait: plan.StartLead + min(t.plan.Duration(), progressInterval)}, nil
+}

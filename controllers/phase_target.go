@@ -1,0 +1,77 @@
+package controllers
+
+import (
+	"context"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
+	"github.com/storagebench/storagebench/internal/plan"
+)
+
+// targetStep is how a pass left a target.
+type targetStep struct {
+	done    bool
+	failure *runFailure
+	// wait is when to look again if no watch event comes first (0: only on
+	// events).
+	wait time.Duration
+}
+
+// runFailure ends the run: reason is a condition reason, message names the
+// target, pod or claim at fault.
+type runFailure struct {
+	reason, message string
+}
+
+// targetRun is one target within a pass.
+type targetRun struct {
+	spec   *sbv1.Target
+	status *sbv1.TargetStatus
+	plan   *plan.Plan
+}
+
+// runTarget moves one target along: volumes, clients, start, collection.
+// Each phase either finishes, fails the run, or says when to look again.
+func (r *StorageBenchmarkReconciler) runTarget(ctx context.Context, p *pass, s *snapshot, t *targetRun) (targetStep, error) {
+	b := p.bench
+	if step, err := r.collected(ctx, p, s, t); err != nil || step.done {
+		return step, err
+	}
+	if t.status.ProvisioningStartTime == nil {
+		now := metav1.NewTime(p.now)
+		t.status.ProvisioningStartTime = &now
+		t.status.State = sbv1.TargetProvisioning
+	}
+	if step, err := r.ensureVolumes(ctx, p, s, t); err != nil || step.failure != nil {
+		return step, err
+	}
+	if step, err := r.ensureClients(ctx, p, s, t); err != nil || step.failure != nil {
+		return step, err
+	}
+	start, published := startRecord(b, s, t.spec)
+	if !published {
+		return r.startWhenReady(ctx, p, s, t)
+	}
+	measurementStart := metav1.NewTime(start.Start)
+	t.status.MeasurementStartTime = &measurementStart
+	end := start.Start.Add(t.plan.Duration())
+	if p.now.Before(end) {
+		t.status.State = sbv1.TargetRunning
+		t.status.Message = "measuring"
+		return targetStep{wait: min(end.Sub(p.now)+time.Second, progressInterval)}, nil
+	}
+	return r.collect(ctx, p, s, t, end)
+}
+
+// progressInterval is how often status progress is refreshed while cells
+// run, when nothing else happens.
+const progressInterval = 15 * time.Second
+
+func (p *pass) elapsedSince(t *metav1.Time) time.Duration {
+	if t == nil {
+		return 0
+	}
+	return p.now.Sub(t.Time)
+}

@@ -1,0 +1,63 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
+)
+
+// ensureVolumes creates the target's claims and records how long binding
+// took. Claims of WaitForFirstConsumer classes bind only once a client pod
+// is scheduled, so clients are started without waiting for binding; the
+// timeout still holds.
+func (r *StorageBenchmarkReconciler) ensureVolumes(ctx context.Context, p *pass, s *snapshot, t *targetRun) (targetStep, error) {
+	b := p.bench
+	claims := buildClaims(b, t.spec)
+	var unbound []string
+	for _, want := range claims {
+		got := s.claims[want.Name]
+		if got == nil {
+			created, err := r.createOwned(ctx, b, want)
+			if err != nil {
+				return targetStep{}, err
+			}
+			if created {
+				p.normal("VolumeRequested", "Provision", fmt.Sprintf("target %s: requested claim %s (%s, %s)", t.spec.Name, want.Name, *t.spec.StorageClassName, t.spec.Size.String()))
+			}
+			unbound = append(unbound, want.Name+" (just created)")
+			continue
+		}
+		if got.Status.Phase != corev1.ClaimBound {
+			unbound = append(unbound, fmt.Sprintf("%s (%s)", got.Name, phaseOf(got)))
+		}
+	}
+	if len(unbound) == 0 {
+		if t.status.VolumesBoundMilliseconds == nil {
+			ms := p.elapsedSince(t.status.ProvisioningStartTime).Milliseconds()
+			t.status.VolumesBoundMilliseconds = &ms
+			if len(claims) > 0 {
+				p.normal("VolumesBound", "Provision", fmt.Sprintf("target %s: %d claim(s) bound after %d ms", t.spec.Name, len(claims), ms))
+			}
+		}
+		return targetStep{}, nil
+	}
+	limit := time.Duration(b.Spec.Timeouts.VolumeBindSeconds) * time.Second
+	if p.elapsedSince(t.status.ProvisioningStartTime) > limit {
+		return targetStep{failure: &runFailure{sbv1.ReasonVolumeNotBound, fmt.Sprintf(
+			"target %s: claim(s) not bound after %s (timeouts.volumeBindSeconds): %s", t.spec.Name, limit, strings.Join(unbound, ", "))}}, nil
+	}
+	t.status.Message = "waiting for claims to bind: " + strings.Join(unbound, ", ")
+	return targetStep{}, nil
+}
+
+func phaseOf(c *corev1.PersistentVolumeClaim) string {
+	if c.Status.Phase == "" {
+		return "Pending"
+	}
+	return string(c.Status.Phase)
+}

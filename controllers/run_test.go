@@ -1,0 +1,315 @@
+package controllers_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
+	"github.com/storagebench/storagebench/internal/plan"
+	"github.com/storagebench/storagebench/results"
+)
+
+// twoTargetBenchmark is 2 targets x 2 clients x 3 cells: the shape the
+// integration tests drive end to end.
+func twoTargetBenchmark(ns, name string) *sbv1.StorageBenchmark {
+	return &sbv1.StorageBenchmark{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: sbv1.StorageBenchmarkSpec{
+			Targets: []sbv1.Target{
+				{Name: "fast", StorageClassName: ptr.To("fast"), Size: ptr.To(mustQuantity("1Gi"))},
+				{Name: "slow", StorageClassName: ptr.To("slow"), Size: ptr.To(mustQuantity("1Gi")), AccessMode: corev1.ReadWriteMany},
+			},
+			Baseline: "slow",
+			Clients:  sbv1.Clients{Count: 2},
+			Dataset:  sbv1.Dataset{SizePerClient: "64Mi"},
+			Workloads: []sbv1.WorkloadGroup{{
+				Name: "w", BlockSizes: []sbv1.BlockSize{"4Ki"}, ReadPercents: []int32{100, 70, 0},
+				QueueDepths: []int32{8}, DurationSeconds: 1, RampSeconds: 0,
+			}},
+		},
+	}
+}
+
+func createBenchmark(t *testing.T, b *sbv1.StorageBenchmark) {
+	t.Helper()
+	ensureStorageClass(t, "fast")
+	ensureStorageClass(t, "slow")
+	if err := k8sClient.Create(context.Background(), b); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// runTarget plays the cluster for one target: bind, start pods, wait for the
+// start, step through the timetable and finish every pod with its log.
+func runTarget(t *testing.T, ns, bench, target string, jobs int) []*corev1.Pod {
+	t.Helper()
+	b := getBenchmark(t, ns, bench)
+	found := targetJobs(t, ns, target, b.Generation, jobs)
+	bindClaims(t, ns, target)
+	pods := startPods(t, found)
+	p := targetPlan(t, ns, bench, target, b.Generation)
+	start := waitForStartAndRunThrough(t, ns, bench, target, p)
+	for i, pod := range pods {
+		finishPod(t, pod, clientLog(t, p, int32(i), start))
+	}
+	return pods
+}
+
+func conditionIs(b *sbv1.StorageBenchmark, kind string, status metav1.ConditionStatus) bool {
+	c := meta.FindStatusCondition(b.Status.Conditions, kind)
+	return c != nil && c.Status == status && c.ObservedGeneration == b.Generation
+}
+
+func waitForCompleted(t *testing.T, ns, name string) *sbv1.StorageBenchmark {
+	t.Helper()
+	var got *sbv1.StorageBenchmark
+	eventually(t, 30*time.Second, "Completed", func() error {
+		got = getBenchmark(t, ns, name)
+		if !conditionIs(got, sbv1.ConditionCompleted, metav1.ConditionTrue) {
+			return fmt.Errorf("conditions %+v, targets %+v", got.Status.Conditions, got.Status.Targets)
+		}
+		return nil
+	})
+	return got
+}
+
+func TestRunOfTwoTargetsTwoClientsThreeCellsMergesExactly(t *testing.T) {
+	ns := newNamespace(t)
+	createBenchmark(t, twoTargetBenchmark(ns, "exact"))
+
+	// Targets run one after another: the second has no clients until the
+	// first is done.
+	runTarget(t, ns, "exact", "fast", 2) // ReadWriteOnce: one Job per client
+	runTarget(t, ns, "exact", "slow", 1) // ReadWriteMany: one Indexed Job
+	got := waitForCompleted(t, ns, "exact")
+
+	if !conditionIs(got, sbv1.ConditionReady, metav1.ConditionTrue) || meta.FindStatusCondition(got.Status.Conditions, sbv1.ConditionReconciling) != nil ||
+		meta.FindStatusCondition(got.Status.Conditions, sbv1.ConditionStalled) != nil {
+		t.Fatalf("a successful run is Ready, not Reconciling or Stalled: %+v", got.Status.Conditions)
+	}
+	if got.Status.Progress == nil || got.Status.Progress.Summary != "6/6" {
+		t.Fatalf("progress %+v, want 6/6", got.Status.Progress)
+	}
+	for _, ts := range got.Status.Targets {
+		if ts.State != sbv1.TargetSucceeded || len(ts.Cells) != 3 || ts.ResultsConfigMap == "" || ts.VolumesBoundMilliseconds == nil ||
+			ts.ClientsReadyMilliseconds == nil || ts.StartSkewMicroseconds == nil || *ts.StartSkewMicroseconds != 1 || ts.Backend != "io_uring" {
+			t.Fatalf("target status %+v", ts)
+		}
+		for i, cell := range ts.Cells {
+			for d, got := range []*sbv1.DirectionResult{cell.Read, cell.Write} {
+				cellReads := i < 2
+				cellWrites := i > 0
+				if (d == 0 && !cellReads) || (d == 1 && !cellWrites) {
+					if got != nil {
+						t.Errorf("%s %s: cell %s has a direction it does not run", ts.Name, cell.Name, []string{"read", "write"}[d])
+					}
+					continue
+				}
+				iops, p99 := expectedDirection(2, i, d)
+				if got == nil || got.IOPS != results.Decimal(iops, 1) || got.LatencyMicroseconds.P99 != results.Decimal(float64(p99)/1000, 2) {
+					t.Errorf("%s %s %s: got %+v, want IOPS %v and p99 %d ns from the merged histograms", ts.Name, cell.Name, []string{"read", "write"}[d], got, iops, p99)
+				}
+			}
+		}
+		if ts.Environment == nil || ts.Environment.StorageClassName != ts.Name || ts.Environment.Provisioner != "example.com/test" {
+			t.Errorf("%s: environment %+v", ts.Name, ts.Environment)
+		}
+	}
+
+	// The full results are in one ConfigMap per target, per client too.
+	cm := &corev1.ConfigMap{}
+	if err := k8sClient.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: got.Status.Targets[0].ResultsConfigMap}, cm); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := results.DecodeStored(cm.Data, cm.BinaryData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Cells) != 3 || len(tr.Cells[0].Result().Clients) != 2 || tr.Cells[0].Result().Read.LatencyHistogram == "" {
+		t.Fatalf("results configmap lacks per-client results or histograms: %+v", tr.Cells[0])
+	}
+	// cleanup: Delete (the default) removed the clients and the claims.
+	eventually(t, 10*time.Second, "client jobs and claims deleted", func() error {
+		var jobs batchv1.JobList
+		var claims corev1.PersistentVolumeClaimList
+		if err := k8sClient.List(context.Background(), &jobs, client.InNamespace(ns)); err != nil {
+			return err
+		}
+		if err := k8sClient.List(context.Background(), &claims, client.InNamespace(ns)); err != nil {
+			return err
+		}
+		live := 0
+		for _, j := range jobs.Items {
+			if j.DeletionTimestamp == nil {
+				live++
+			}
+		}
+		for _, c := range claims.Items {
+			if c.DeletionTimestamp == nil {
+				live++
+			}
+		}
+		if live > 0 {
+			return fmt.Errorf("%d jobs and claims left", live)
+		}
+		return nil
+	})
+}
+
+func stalledWith(t *testing.T, ns, name, reason string, contains ...string) {
+	t.Helper()
+	eventually(t, 30*time.Second, "Stalled "+reason, func() error {
+		got := getBenchmark(t, ns, name)
+		c := meta.FindStatusCondition(got.Status.Conditions, sbv1.ConditionStalled)
+		if c == nil || c.Status != metav1.ConditionTrue || c.Reason != reason {
+			return fmt.Errorf("conditions %+v", got.Status.Conditions)
+		}
+		for _, want := range contains {
+			if !strings.Contains(c.Message, want) {
+				return fmt.Errorf("message %q lacks %q", c.Message, want)
+			}
+		}
+		if !conditionIs(got, sbv1.ConditionCompleted, metav1.ConditionTrue) || meta.FindStatusCondition(got.Status.Conditions, sbv1.ConditionReconciling) != nil {
+			return fmt.Errorf("a failed run is Completed and no longer Reconciling: %+v", got.Status.Conditions)
+		}
+		return nil
+	})
+}
+
+func TestFailingClientStallsTheRunNamingThePod(t *testing.T) {
+	ns := newNamespace(t)
+	createBenchmark(t, twoTargetBenchmark(ns, "failing"))
+	jobs := targetJobs(t, ns, "fast", 1, 2)
+	bindClaims(t, ns, "fast")
+	pods := startPods(t, jobs)
+	setPodPhase(t, pods[1], corev1.PodFailed, 1, "client 1 of target fast failed: laying out the data set: no space left on device")
+	stalledWith(t, ns, "failing", sbv1.ReasonClientFailed, pods[1].Name, "client 1", "no space left on device")
+
+	got := getBenchmark(t, ns, "failing")
+	if got.Status.Targets[1].State != sbv1.TargetFailed || !strings.Contains(got.Status.Targets[1].Message, "not run") {
+		t.Fatalf("the target that never ran says so: %+v", got.Status.Targets[1])
+	}
+}
+
+func TestUnreadableLogsStallTheRunWithAClearReason(t *testing.T) {
+	for name, log := range map[string]string{
+		"garbage":   "\x00\x01 not a report \xff\n{]\n",
+		"truncated": "----- BEGIN STORAGEBENCH CLIENT REPORT -----\n{\"schemaVersion\":",
+		"oversized": strings.Repeat("x", results.MaxReportBytes+10),
+	} {
+		t.Run(name, func(t *testing.T) {
+			ns := newNamespace(t)
+			createBenchmark(t, twoTargetBenchmark(ns, "logs"))
+			jobs := targetJobs(t, ns, "fast", 1, 2)
+			bindClaims(t, ns, "fast")
+			pods := startPods(t, jobs)
+			p := targetPlan(t, ns, "logs", "fast", 1)
+			start := waitForStartAndRunThrough(t, ns, "logs", "fast", p)
+			finishPod(t, pods[0], clientLog(t, p, 0, start))
+			finishPod(t, pods[1], log)
+			want := map[string]string{"garbage": "no client report", "truncated": "incomplete", "oversized": "larger than the 16777216-byte limit"}[name]
+			stalledWith(t, ns, "logs", sbv1.ReasonResultsUnreadable, pods[1].Name, want)
+		})
+	}
+}
+
+func TestManagerRestartMidRunFinishesExactlyOnce(t *testing.T) {
+	ns := newNamespace(t)
+	b := twoTargetBenchmark(ns, "restart")
+	b.Spec.Targets = b.Spec.Targets[:1]
+	b.Spec.Baseline = ""
+	b.Spec.Cleanup.ClientPods = sbv1.CleanupKeep
+	createBenchmark(t, b)
+	jobs := targetJobs(t, ns, "fast", 1, 2)
+	bindClaims(t, ns, "fast")
+	pods := startPods(t, jobs)
+	p := targetPlan(t, ns, "restart", "fast", 1)
+	start := waitForStartAndRunThrough(t, ns, "restart", "fast", p)
+
+	// The manager dies mid-run and a new one takes over.
+	stopManager()
+	if err := startManager(); err != nil {
+		t.Fatal(err)
+	}
+	for i, pod := range pods {
+		finishPod(t, pod, clientLog(t, p, int32(i), start))
+	}
+	got := waitForCompleted(t, ns, "restart")
+	if !conditionIs(got, sbv1.ConditionReady, metav1.ConditionTrue) {
+		t.Fatalf("conditions %+v", got.Status.Conditions)
+	}
+	// Exactly once: the same two Jobs (by UID) ran the whole run, the start
+	// was not published again, and one results ConfigMap holds the results.
+	after := targetJobs(t, ns, "fast", 1, 2)
+	uids := map[string]bool{string(jobs[0].UID): true, string(jobs[1].UID): true}
+	for _, j := range after {
+		if !uids[string(j.UID)] {
+			t.Fatalf("job %s was created again after the restart", j.Name)
+		}
+	}
+	cm := &corev1.ConfigMap{}
+	if err := k8sClient.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "restart-start"}, cm); err != nil {
+		t.Fatal(err)
+	}
+	if record, err := plan.DecodeStartRecord(cm.Data["fast"]); err != nil || !record.Start.Equal(start.Start) {
+		t.Fatalf("start republished: %s (%v)", cm.Data["fast"], err)
+	}
+	var cms corev1.ConfigMapList
+	if err := k8sClient.List(context.Background(), &cms, client.InNamespace(ns), client.MatchingLabels{"app.kubernetes.io/component": "results"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(cms.Items) != 1 {
+		t.Fatalf("want one results configmap, got %d", len(cms.Items))
+	}
+	if len(got.Status.Targets[0].Cells) != 3 {
+		t.Fatalf("results lost across the restart: %+v", got.Status.Targets[0])
+	}
+}
+
+func TestSpecChangeCancelsTheRunAndStartsANewOne(t *testing.T) {
+	ns := newNamespace(t)
+	createBenchmark(t, twoTargetBenchmark(ns, "change"))
+	targetJobs(t, ns, "fast", 1, 2)
+
+	got := getBenchmark(t, ns, "change")
+	patch := client.MergeFrom(got.DeepCopy())
+	got.Spec.Workloads[0].DurationSeconds = 2
+	if err := k8sClient.Patch(context.Background(), got, patch); err != nil {
+		t.Fatal(err)
+	}
+	targetJobs(t, ns, "fast", 2, 2)
+	eventually(t, 10*time.Second, "old generation's jobs deleted", func() error {
+		var jobs batchv1.JobList
+		if err := k8sClient.List(context.Background(), &jobs, client.InNamespace(ns), client.MatchingLabels{"storagebench.io/generation": "1"}); err != nil {
+			return err
+		}
+		for _, j := range jobs.Items {
+			if j.DeletionTimestamp == nil {
+				return fmt.Errorf("job %s of generation 1 still there", j.Name)
+			}
+		}
+		return nil
+	})
+	got = getBenchmark(t, ns, "change")
+	if got.Status.ObservedGeneration != 2 || !conditionIs(got, sbv1.ConditionReconciling, metav1.ConditionTrue) {
+		t.Fatalf("status not on the new run: generation %d, %+v", got.Status.ObservedGeneration, got.Status.Conditions)
+	}
+	// The claims of unchanged targets are kept for the new run.
+	var claims corev1.PersistentVolumeClaimList
+	if err := k8sClient.List(context.Background(), &claims, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	if len(claims.Items) != 2 {
+		t.Fatalf("want the 2 claims of target fast kept, got %d", len(claims.Items))
+	}
+}

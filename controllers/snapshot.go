@@ -1,0 +1,89 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
+)
+
+// snapshot is every child of one benchmark, read once per pass. Decisions
+// are taken from it, never from status alone, so a restarted controller
+// picks a run up where the objects say it is.
+type snapshot struct {
+	claims     map[string]*corev1.PersistentVolumeClaim
+	jobs       map[string]*batchv1.Job
+	pods       []*corev1.Pod
+	configMaps map[string]*corev1.ConfigMap
+}
+
+// observe lists the benchmark's children (the cache holds only labelled
+// objects) and keeps those it controls: a benchmark deleted and created
+// again under the same name must not adopt its predecessor's leftovers.
+func (r *StorageBenchmarkReconciler) observe(ctx context.Context, b *sbv1.StorageBenchmark) (*snapshot, error) {
+	opts := []client.ListOption{client.InNamespace(b.Namespace), client.MatchingLabels{labelBenchmark: labelValue(b.Name)}}
+	s := &snapshot{claims: map[string]*corev1.PersistentVolumeClaim{}, jobs: map[string]*batchv1.Job{}, configMaps: map[string]*corev1.ConfigMap{}}
+
+	var claims corev1.PersistentVolumeClaimList
+	if err := r.List(ctx, &claims, opts...); err != nil {
+		return nil, fmt.Errorf("listing claims: %w", err)
+	}
+	for i := range claims.Items {
+		if controlledBy(&claims.Items[i], b.UID) {
+			s.claims[claims.Items[i].Name] = &claims.Items[i]
+		}
+	}
+	var jobs batchv1.JobList
+	if err := r.List(ctx, &jobs, opts...); err != nil {
+		return nil, fmt.Errorf("listing jobs: %w", err)
+	}
+	jobUIDs := map[types.UID]bool{}
+	for i := range jobs.Items {
+		if controlledBy(&jobs.Items[i], b.UID) {
+			s.jobs[jobs.Items[i].Name] = &jobs.Items[i]
+			jobUIDs[jobs.Items[i].UID] = true
+		}
+	}
+	var pods corev1.PodList
+	if err := r.List(ctx, &pods, opts...); err != nil {
+		return nil, fmt.Errorf("listing pods: %w", err)
+	}
+	for i := range pods.Items {
+		if owner := metav1.GetControllerOf(&pods.Items[i]); owner != nil && jobUIDs[owner.UID] {
+			s.pods = append(s.pods, &pods.Items[i])
+		}
+	}
+	var cms corev1.ConfigMapList
+	if err := r.List(ctx, &cms, opts...); err != nil {
+		return nil, fmt.Errorf("listing configmaps: %w", err)
+	}
+	for i := range cms.Items {
+		if controlledBy(&cms.Items[i], b.UID) {
+			s.configMaps[cms.Items[i].Name] = &cms.Items[i]
+		}
+	}
+	return s, nil
+}
+
+func controlledBy(obj metav1.Object, uid types.UID) bool {
+	owner := metav1.GetControllerOf(obj)
+	return owner != nil && owner.UID == uid
+}
+
+// targetPods are the current generation's client pods of a target.
+func (s *snapshot) targetPods(b *sbv1.StorageBenchmark, t *sbv1.Target) []*corev1.Pod {
+	var out []*corev1.Pod
+	gen := generationLabel(b.Generation)
+	for _, p := range s.pods {
+		if p.Labels[labelTarget] == t.Name && p.Labels[labelGeneration] == gen {
+			out = append(out, p)
+		}
+	}
+	return out
+}

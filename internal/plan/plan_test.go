@@ -1,0 +1,92 @@
+package plan
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
+)
+
+func spec() *sbv1.StorageBenchmarkSpec {
+	return &sbv1.StorageBenchmarkSpec{
+		Repetitions: 2,
+		Workloads: []sbv1.WorkloadGroup{
+			{Name: "reader", BlockSizes: []sbv1.BlockSize{"4Ki"}, ReadPercents: []int32{100, 50}, DurationSeconds: 10, RampSeconds: 5},
+			{Name: "seq", BlockSizes: []sbv1.BlockSize{"1Mi"}, ReadPercents: []int32{100}, DurationSeconds: 20, RampSeconds: 0},
+			{Name: "writer", BlockSizes: []sbv1.BlockSize{"4Ki"}, ReadPercents: []int32{0, 10}, DurationSeconds: 12, RampSeconds: 5, ConcurrentWith: "reader"},
+		},
+	}
+}
+
+func TestSlotsShareConcurrentCellsAndRepeatTheWholeMatrix(t *testing.T) {
+	slots := Slots(spec())
+	var got []string
+	for _, s := range slots {
+		var names []string
+		for _, c := range s.Cells {
+			names = append(names, c.Name)
+		}
+		got = append(got, strings.Join(names, "+")+"@"+time.Duration(s.OffsetMilliseconds*int64(time.Millisecond)).String())
+	}
+	// reader slots last 17 s (the writer's 5 + 12), the seq slot 20 s, each
+	// followed by the 2 s gap; repetition 2 starts after the first pass.
+	want := []string{
+		"reader-bs4k-r100-qd32-j1+writer-bs4k-r0-qd32-j1@0s",
+		"reader-bs4k-r50-qd32-j1+writer-bs4k-r10-qd32-j1@19s",
+		"seq-bs1m-r100-qd32-j1@38s",
+		"reader-bs4k-r100-qd32-j1+writer-bs4k-r0-qd32-j1@1m0s",
+		"reader-bs4k-r50-qd32-j1+writer-bs4k-r10-qd32-j1@1m19s",
+		"seq-bs1m-r100-qd32-j1@1m38s",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("timetable\n got %s\nwant %s", strings.Join(got, "\n     "), strings.Join(want, "\n     "))
+	}
+	if slots[3].Repetition != 2 || slots[2].Repetition != 1 {
+		t.Fatalf("repetition numbers wrong")
+	}
+}
+
+func TestPlanDurationAndProgress(t *testing.T) {
+	p := &Plan{Slots: Slots(spec())}
+	if got := p.Duration(); got != 118*time.Second {
+		t.Fatalf("duration %s, want 1m58s (last slot at 1m38s + 20s)", got)
+	}
+	if p.CellRuns() != 10 {
+		t.Fatalf("cell runs %d, want 10 (5 cells x 2 repetitions)", p.CellRuns())
+	}
+	for _, tc := range []struct {
+		elapsed time.Duration
+		done    int
+	}{{0, 0}, {16 * time.Second, 0}, {17 * time.Second, 2}, {58 * time.Second, 5}, {118 * time.Second, 10}} {
+		if got := p.CellRunsDoneAt(tc.elapsed); got != tc.done {
+			t.Errorf("at %s: %d done, want %d", tc.elapsed, got, tc.done)
+		}
+	}
+}
+
+func TestParseRefusesPlansItCannotRun(t *testing.T) {
+	for name, tc := range map[string]struct{ json, want string }{
+		"not json":      {"{", "reading the plan"},
+		"other version": {`{"schemaVersion":"storagebench.io/client-plan/v9"}`, "different versions"},
+		"no slots":      {`{"schemaVersion":"` + SchemaVersion + `","target":"t","clients":1,"data":{"path":"/data","sizePerClientBytes":1}}`, "incomplete"},
+		"no data path":  {`{"schemaVersion":"` + SchemaVersion + `","target":"t","clients":1,"slots":[{}],"data":{"sizePerClientBytes":1}}`, "incomplete"},
+		"no clients":    {`{"schemaVersion":"` + SchemaVersion + `","target":"t","slots":[{}],"data":{"path":"/d","sizePerClientBytes":1}}`, "incomplete"},
+	} {
+		if _, err := Parse([]byte(tc.json)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want %q", name, err, tc.want)
+		}
+	}
+}
+
+func TestStartRecordRoundTrip(t *testing.T) {
+	now := time.Date(2026, 11, 29, 12, 0, 0, 123456789, time.UTC)
+	r := StartRecord{Generation: 4, Start: now.Add(StartLead), PublishedAt: now}
+	back, err := DecodeStartRecord(r.Encode())
+	if err != nil || !back.Start.Equal(r.Start) || !back.PublishedAt.Equal(now) || back.Generation != 4 {
+		t.Fatalf("round trip: %+v, %v", back, err)
+	}
+	if _, err := DecodeStartRecord(`{"generation":1}`); err == nil {
+		t.Fatalf("a record without times must be refused")
+	}
+}

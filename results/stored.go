@@ -1,0 +1,87 @@
+package results
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Keys of a results ConfigMap.
+const (
+	StoredKey        = "result.json"
+	StoredGzipKey    = "result.json.gz"
+	maxStoredBytes   = 900 << 10 // a ConfigMap holds at most 1 MiB in all
+	maxUnpackedBytes = 64 << 20
+)
+
+// EncodeStored renders a target's result for its ConfigMap: plain JSON when
+// it fits, gzipped when that is needed, and without the per-client numbers
+// (noted in Truncated) when even that does not fit. The merged results and
+// histograms are always kept.
+func EncodeStored(tr *TargetResult) (data map[string]string, binary map[string][]byte, err error) {
+	for attempt := 0; attempt < 2; attempt++ {
+		plain, err := json.Marshal(tr)
+		if err != nil {
+			return nil, nil, fmt.Errorf("encoding the results of target %s: %w", tr.Target, err)
+		}
+		if len(plain) <= maxStoredBytes {
+			return map[string]string{StoredKey: string(plain)}, nil, nil
+		}
+		var packed bytes.Buffer
+		zw := gzip.NewWriter(&packed)
+		_, _ = zw.Write(plain)
+		if err := zw.Close(); err != nil {
+			return nil, nil, err
+		}
+		if packed.Len() <= maxStoredBytes {
+			return nil, map[string][]byte{StoredGzipKey: packed.Bytes()}, nil
+		}
+		tr = withoutClientDetail(tr)
+	}
+	return nil, nil, fmt.Errorf("the results of target %s do not fit a ConfigMap even without per-client numbers", tr.Target)
+}
+
+func withoutClientDetail(tr *TargetResult) *TargetResult {
+	slim := *tr
+	slim.Cells = make([]CellResult, len(tr.Cells))
+	for i, c := range tr.Cells {
+		c.Repetitions = append([]RepetitionResult(nil), c.Repetitions...)
+		for k := range c.Repetitions {
+			c.Repetitions[k].Clients = nil
+		}
+		slim.Cells[i] = c
+	}
+	slim.Truncated = "per-client results left out: they do not fit a ConfigMap"
+	return &slim
+}
+
+// DecodeStored reads a results ConfigMap's data back.
+func DecodeStored(data map[string]string, binary map[string][]byte) (*TargetResult, error) {
+	var raw []byte
+	switch {
+	case data[StoredKey] != "":
+		raw = []byte(data[StoredKey])
+	case len(binary[StoredGzipKey]) > 0:
+		zr, err := gzip.NewReader(bytes.NewReader(binary[StoredGzipKey]))
+		if err != nil {
+			return nil, fmt.Errorf("unpacking %s: %w", StoredGzipKey, err)
+		}
+		raw, err = io.ReadAll(io.LimitReader(zr, maxUnpackedBytes))
+		if err != nil {
+			return nil, fmt.Errorf("unpacking %s: %w", StoredGzipKey, err)
+		}
+	default:
+		return nil, errors.New("no " + StoredKey + " or " + StoredGzipKey + " key")
+	}
+	tr := &TargetResult{}
+	if err := json.Unmarshal(raw, tr); err != nil {
+		return nil, fmt.Errorf("reading stored results: %w", err)
+	}
+	if tr.SchemaVersion != TargetResultSchema {
+		return nil, fmt.Errorf("stored results have schema %q, not %q", tr.SchemaVersion, TargetResultSchema)
+	}
+	return tr, nil
+}
