@@ -23,12 +23,12 @@ type TargetResult struct {
 	EngineVersion string   `json:"engineVersion"`
 	// StartSkewMicroseconds is the largest spread of the clients' measured
 	// start of a cell, over all cells.
-	StartSkewMicroseconds int64              `json:"startSkewMicroseconds"`
-	Environment           *sbv1.Environment  `json:"environment,omitempty"`
-	Timings               Timings            `json:"timings"`
-	Cells                 []CellResult       `json:"cells"`
-	ClientSummaries       []ClientSummary    `json:"clientSummaries"`
-	Warnings              []sbv1.Warning     `json:"warnings,omitempty"`
+	StartSkewMicroseconds int64             `json:"startSkewMicroseconds"`
+	Environment           *sbv1.Environment `json:"environment,omitempty"`
+	Timings               Timings           `json:"timings"`
+	Cells                 []CellResult      `json:"cells"`
+	ClientSummaries       []ClientSummary   `json:"clientSummaries"`
+	Warnings              []sbv1.Warning    `json:"warnings,omitempty"`
 	// Truncated says what was left out to fit a storage limit, if anything.
 	Truncated string `json:"truncated,omitempty"`
 }
