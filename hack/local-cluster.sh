@@ -391,6 +391,7 @@ setup_storage() {
     disk) ;;
     *) die "STORAGEBENCH_BACKING must be memory or disk (got '$backing')" ;;
   esac
+  : >"$state/loops"
   : >"$run/caps.conf"
   : >"$run/classes.conf"
   : >"$state/conf/storage.yaml"
@@ -401,7 +402,9 @@ setup_storage() {
     truncate -s "$size_b" "$dir/fs.img"
     truncate -s "$block_b" "$dir/block.img"
     fsloop=$(losetup --direct-io=on --find --show "$dir/fs.img") || die "losetup failed for $dir/fs.img"
+    echo "$fsloop $dir/fs.img" >>"$state/loops"
     blkloop=$(losetup --direct-io=on --find --show "$dir/block.img") || die "losetup failed for $dir/block.img"
+    echo "$blkloop $dir/block.img" >>"$state/loops"
     mkfs.ext4 -q -F -m 0 -L "sb-$name" -J size=32 -E lazy_itable_init=0,lazy_journal_init=0 "$fsloop" ||
       die "mkfs.ext4 failed on $fsloop"
     mount -o noatime "$fsloop" "$dir/mnt"
@@ -496,7 +499,7 @@ cmd_up() {
     echo "$kubeconfig"
     return 0
   fi
-  if [ ${#running[@]} -gt 0 ] || [ -d "$run" ]; then
+  if [ ${#running[@]} -gt 0 ] || [ -d "$run" ] || [ -f "$state/loops" ]; then
     log "leftovers of an earlier run (running: ${running[*]:-none}); cleaning up first"
     cmd_down
   fi
@@ -579,14 +582,13 @@ cmd_up() {
 # line names our socket), container processes (their root is a rootfs under
 # the state folder, or they sit in the kubelet's or our cgroups).
 stray_pids() {
-  local p pid cmd
+  # A few processes in all (this runs on busy machines, often): grep and find
+  # over /proc. The "[/]" keeps grep from matching its own command line.
+  local re
+  re="[/]$(sed 's/[][\.*^$+?(){}|]/\\&/g' <<<"${state#/}")/"
   {
-    for p in /proc/[0-9]*; do
-      pid=${p#/proc/}
-      cmd=$(tr '\0' ' ' 2>/dev/null <"$p/cmdline") || continue
-      if [[ $cmd == *"$state/"* ]]; then echo "$pid"; continue; fi
-      case "$(readlink "$p/root" 2>/dev/null)" in "$state"/*) echo "$pid" ;; esac
-    done
+    grep -laE -- "$re" /proc/[0-9]*/cmdline 2>/dev/null | cut -d/ -f3
+    find /proc/[0-9]*/root -maxdepth 0 -lname "$state/*" 2>/dev/null | cut -d/ -f3
     find /sys/fs/cgroup/*/kubepods "/sys/fs/cgroup/blkio/$shared_blkio_cgroup" -name cgroup.procs -exec cat {} + 2>/dev/null
   } | sort -un | grep -vxE "$$|$BASHPID" || true
 }
@@ -603,34 +605,52 @@ kill_strays() {
   log "warning: processes still alive: $(stray_pids | tr '\n' ' ')"
 }
 
-our_loops() { # loop devices whose backing file is under the state folder, or
-  # that sit on one of those (the kubelet locks block volumes with a loop)
-  local l f direct=()
+# our_loops [kubelet]: loop devices of ours. Class loops are recorded in
+# $state/loops ("device backing-file" per line) and matched by backing file;
+# after a lazy unmount of the backing tmpfs the kernel shows the file's path
+# relative to that tmpfs, so a recorded path ending in it matches too. Loops
+# whose backing file is under the state folder (the kubelet locks block
+# volumes with a loop on the device file it maps) are ours as well.
+our_loops() {
+  local l dev f rec_dev rec_path
   for l in /sys/block/loop*; do
     f=$(cat "$l/loop/backing_file" 2>/dev/null) || continue
-    case "$f" in "$state"/*) direct+=("/dev/${l#/sys/block/}") ;; esac
-  done
-  for l in /sys/block/loop*; do
-    f=$(cat "$l/loop/backing_file" 2>/dev/null) || continue
-    for d in "${direct[@]}"; do [ "$f" = "$d" ] && echo "/dev/${l#/sys/block/}"; done
-  done
-  printf '%s\n' "${direct[@]}"
+    dev=/dev/${l#/sys/block/}
+    case "$f" in
+      "$state"/*) echo "$dev"; continue ;;
+    esac
+    [ -f "$state/loops" ] || continue
+    while read -r rec_dev rec_path; do
+      if [ "$dev" = "$rec_dev" ] && [ "$f" != / ] && [[ $rec_path == *"$f" ]]; then echo "$dev"; fi
+    done <"$state/loops"
+  done | sort -u
 }
 
+detach_loops() {
+  local l
+  for l in $(our_loops); do
+    losetup -d "$l" 2>/dev/null || true
+  done
+}
+
+# unmount_all [lazy]: unmounts every mount point under the state folder and
+# every mount of one of our loop devices, deepest first. Without "lazy" a
+# busy mount is left for a later pass: lazily unmounting the tmpfs that holds
+# the loop devices' backing files would hide them from our_loops.
 unmount_all() {
-  local i mps loops
-  loops=$(our_loops | tr '\n' '|')
-  for ((i = 0; i < 5; i++)); do
-    # Mount points under the state folder, or mounts of our loop devices.
+  local i mps loops lazy=${1:-}
+  for ((i = 0; i < 4; i++)); do
+    loops=$(our_loops | tr '\n' '|')
     mps=$(awk -v s="$state/" -v l="|$loops" '
       { mp=$5; gsub(/\\040/, " ", mp); src=""; for (j=7; j<=NF; j++) if ($j=="-") { src=$(j+2); break } }
       index(mp "/", s)==1 || (src != "" && index(l, "|" src "|")) { print mp }' /proc/self/mountinfo | awk '{ print length, $0 }' | sort -rn | cut -d' ' -f2-)
     [ -z "$mps" ] && return 0
     while IFS= read -r mp; do
-      umount "$mp" 2>/dev/null || umount -l "$mp" 2>/dev/null || true
+      umount "$mp" 2>/dev/null || { [ -n "$lazy" ] && umount -l "$mp" 2>/dev/null; } || true
     done <<<"$mps"
   done
-  log "warning: mounts left: $mps"
+  [ -n "$lazy" ] && log "warning: mounts left: $mps"
+  return 0
 }
 
 remove_cgroups() {
@@ -664,8 +684,14 @@ cmd_down() {
       done
     done <"$run/caps.conf"
   fi
+  # Order matters: the kubelet's lock loops, then the mounts (pod volumes,
+  # class file systems), then the class loops, and only then the tmpfs that
+  # holds their backing files.
+  detach_loops
   unmount_all
-  for l in $(our_loops); do losetup -d "$l" 2>/dev/null || log "warning: cannot detach $l"; done
+  detach_loops
+  sleep 0.2 # loop detach is asynchronous: let autoclear finish
+  unmount_all lazy
   remove_cgroups
   # Network: veths on our bridge (normally gone with the netns), the bridge.
   if ip link show "$bridge" >/dev/null 2>&1; then
@@ -680,8 +706,13 @@ cmd_down() {
     [ -L "$l" ] && case "$(readlink "$l")" in "$state"/*) rm -f "$l" ;; esac
   done
   rmdir /var/log/containers 2>/dev/null || true
-  rm -rf /var/lib/cni/results/"$cni_network"-* 2>/dev/null || true
+  for l in /var/lib/cni/results/*; do
+    [ -f "$l" ] && grep -qF -- "$state/" "$l" && rm -f "$l"
+  done
   rmdir /var/lib/cni/results /var/lib/cni 2>/dev/null || true
+  # The kubelet's device-plugin socket path is fixed (not under --root-dir).
+  rm -f /var/lib/kubelet/device-plugins/kubelet.sock
+  rmdir /var/lib/kubelet/device-plugins /var/lib/kubelet 2>/dev/null || true
   # containerd shims keep their sockets in /run/containerd/s whatever the
   # config says; a killed shim leaves its socket behind. Remove sockets no
   # process listens on (ours are all dead by now), then the folders if empty.
@@ -702,6 +733,7 @@ cmd_down() {
       fi
     else
       rm -rf "$state/etcd" "$state/containerd" "$state/kubelet" "$state/storage" "$state/cni" "$state/run"
+      [ -n "$(our_loops)" ] || rm -f "$state/loops"
     fi
   fi
   log "down in $((SECONDS - t0))s$([ "$purge" = 1 ] && echo " (state folder removed)" || echo "; kept $pki, $bin and $logs")"
