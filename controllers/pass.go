@@ -104,7 +104,9 @@ func (r *StorageBenchmarkReconciler) advance(ctx context.Context, p *pass) (ctrl
 	}
 	r.updateProgress(p, s)
 	if allDone {
-		r.finishRun(p)
+		if !r.finishRun(p, s) {
+			return ctrl.Result{RequeueAfter: shortRequeue}, nil
+		}
 		return ctrl.Result{}, nil
 	}
 	return ctrl.Result{RequeueAfter: wait}, nil

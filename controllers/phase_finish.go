@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"strings"
 
 	"fmt"
 	batchv1 "k8s.io/api/batch/v1"
@@ -10,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
+	"github.com/storagebench/storagebench/results"
 )
 
 // failRun ends the run at the first failure: the failing target is marked,
@@ -53,26 +55,116 @@ func (r *StorageBenchmarkReconciler) stopFailedRun(ctx context.Context, b *sbv1.
 	return nil
 }
 
-// finishRun completes a run whose targets all have results.
-func (r *StorageBenchmarkReconciler) finishRun(p *pass) {
+// finishRun completes a run whose targets all have results: it compares
+// the targets, judges the thresholds, recommends a target and sets the
+// conditions GitOps tools read. It reports false when a target's stored
+// results are not visible yet (the cache lags), to be retried.
+func (r *StorageBenchmarkReconciler) finishRun(p *pass, s *snapshot) bool {
 	b := p.bench
-	now := metav1.NewTime(p.now)
-	b.Status.CompletionTime = &now
+	all, ok := loadResults(p, s)
+	if !ok {
+		return false
+	}
+	spec := &b.Spec
+	ev := results.Evaluate(spec, all)
+	b.Status.Comparison = results.Compare(spec, all)
+	for i := range b.Status.Comparison.Targets {
+		meets := !ev.FailingTargets[b.Status.Comparison.Targets[i].Target]
+		b.Status.Comparison.Targets[i].MeetsThresholds = &meets
+	}
+	b.Status.Verdict = ev.Verdict
+	b.Status.Violations = boundViolations(ev.Violations)
+	b.Status.Recommendation = results.Recommend(spec, all, ev)
 	var warnings []sbv1.Warning
-	for i := range b.Spec.Targets {
-		if tr := p.targetResults[b.Spec.Targets[i].Name]; tr != nil {
-			warnings = append(warnings, tr.Warnings...)
-		}
+	for i := range spec.Targets {
+		warnings = append(warnings, all[spec.Targets[i].Name].Warnings...)
 	}
 	b.Status.Warnings = boundWarnings(warnings)
+
+	now := metav1.NewTime(p.now)
+	b.Status.CompletionTime = &now
+	took := p.now.Sub(b.Status.StartTime.Time).Round(time.Second)
 	c := p.conditions()
 	c.remove(sbv1.ConditionReconciling)
-	c.remove(sbv1.ConditionStalled)
-	took := p.now.Sub(b.Status.StartTime.Time).Round(time.Second)
-	message := fmt.Sprintf("all %d targets measured in %s", len(b.Spec.Targets), took)
-	c.set(sbv1.ConditionCompleted, metav1.ConditionTrue, sbv1.ReasonSucceeded, message)
-	c.set(sbv1.ConditionReady, metav1.ConditionTrue, sbv1.ReasonSucceeded, message)
-	p.normal(sbv1.ReasonSucceeded, "Complete", message)
+	measured := fmt.Sprintf("all %d targets measured in %s", len(spec.Targets), took)
+	c.set(sbv1.ConditionCompleted, metav1.ConditionTrue, sbv1.ReasonSucceeded, measured+"; verdict "+string(ev.Verdict))
+	verdictReason, verdictMessage := verdictCondition(spec, ev)
+	switch ev.Verdict {
+	case sbv1.VerdictPassed:
+		c.set(sbv1.ConditionThresholdsMet, metav1.ConditionTrue, verdictReason, verdictMessage)
+		c.set(sbv1.ConditionReady, metav1.ConditionTrue, verdictReason, measured+"; "+verdictMessage)
+		c.remove(sbv1.ConditionStalled)
+		p.normal(verdictReason, "Complete", measured+"; "+verdictMessage)
+	default:
+		c.set(sbv1.ConditionThresholdsMet, metav1.ConditionFalse, verdictReason, verdictMessage)
+		c.set(sbv1.ConditionReady, metav1.ConditionFalse, verdictReason, verdictMessage)
+		c.set(sbv1.ConditionStalled, metav1.ConditionTrue, verdictReason, verdictMessage)
+		p.warning(verdictReason, "Complete", measured+"; "+verdictMessage)
+	}
+	return true
+}
+
+// verdictCondition explains the verdict in a condition's reason and message.
+func verdictCondition(spec *sbv1.StorageBenchmarkSpec, ev results.Evaluation) (string, string) {
+	warned := 0
+	for _, v := range ev.Violations {
+		if v.Severity == sbv1.SeverityWarn {
+			warned++
+		}
+	}
+	switch ev.Verdict {
+	case sbv1.VerdictFailed:
+		var parts []string
+		for _, v := range ev.Violations {
+			if v.Severity == sbv1.SeverityFail && len(parts) < 5 {
+				parts = append(parts, fmt.Sprintf("%s on %s/%s: %s %s (limit %s)", v.Threshold, v.Target, v.Cell, v.Metric, v.Measured, v.Limit))
+			}
+		}
+		return sbv1.ReasonThresholdsFailed, fmt.Sprintf("%d threshold violation(s): %s", len(ev.Violations)-warned, strings.Join(parts, "; "))
+	case sbv1.VerdictInconclusive:
+		return sbv1.ReasonResultsIncomplete, "thresholds could not be judged: " + strings.Join(ev.Unevaluated, "; ")
+	}
+	if len(spec.Thresholds) == 0 {
+		return sbv1.ReasonNoThresholds, "no thresholds to meet"
+	}
+	msg := fmt.Sprintf("all %d thresholds met", len(spec.Thresholds))
+	if warned > 0 {
+		msg += fmt.Sprintf(" (%d warning violation(s))", warned)
+	}
+	return sbv1.ReasonThresholdsPassed, msg
+}
+
+// loadResults gathers every target's stored results.
+func loadResults(p *pass, s *snapshot) (map[string]*results.TargetResult, bool) {
+	b := p.bench
+	all := map[string]*results.TargetResult{}
+	for i := range b.Spec.Targets {
+		t := &b.Spec.Targets[i]
+		if tr := p.targetResults[t.Name]; tr != nil {
+			all[t.Name] = tr
+			continue
+		}
+		cm := s.configMaps[resultsConfigMapName(b, t)]
+		if cm == nil {
+			return nil, false
+		}
+		tr, err := results.DecodeStored(cm.Data, cm.BinaryData)
+		if err != nil {
+			return nil, false
+		}
+		all[t.Name] = tr
+	}
+	return all, true
+}
+
+// maxStatusViolations is status.violations' bound.
+const maxStatusViolations = 64
+
+func boundViolations(v []sbv1.Violation) []sbv1.Violation {
+	if len(v) <= maxStatusViolations {
+		return v
+	}
+	return v[:maxStatusViolations]
 }
 
 // maxStatusWarnings is status.warnings' bound.

@@ -85,7 +85,12 @@ func waitForCompleted(t *testing.T, ns, name string) *sbv1.StorageBenchmark {
 
 func TestRunOfTwoTargetsTwoClientsThreeCellsMergesExactly(t *testing.T) {
 	ns := newNamespace(t)
-	createBenchmark(t, twoTargetBenchmark(ns, "exact"))
+	b := twoTargetBenchmark(ns, "exact")
+	b.Spec.Thresholds = []sbv1.Threshold{
+		{Name: "p99", Workload: "w", MaxLatency: &sbv1.LatencyLimit{Percentile: sbv1.PercentileP99, Microseconds: 1_000_000}},
+		{Name: "vs-slow", Workload: "w", MaxRegression: &sbv1.Regression{Metric: sbv1.RegressionIOPS, Percent: 5}, Severity: sbv1.SeverityWarn},
+	}
+	createBenchmark(t, b)
 
 	// Targets run one after another: the second has no clients until the
 	// first is done.
@@ -99,6 +104,19 @@ func TestRunOfTwoTargetsTwoClientsThreeCellsMergesExactly(t *testing.T) {
 	}
 	if got.Status.Progress == nil || got.Status.Progress.Summary != "6/6" {
 		t.Fatalf("progress %+v, want 6/6", got.Status.Progress)
+	}
+	// Both targets got the same samples: equal IOPS, so no regression and
+	// a verdict of Passed; fast (first in spec order) ranks first.
+	if got.Status.Verdict != sbv1.VerdictPassed || len(got.Status.Violations) != 0 || !conditionIs(got, sbv1.ConditionThresholdsMet, metav1.ConditionTrue) {
+		t.Fatalf("verdict %s, violations %+v, conditions %+v", got.Status.Verdict, got.Status.Violations, got.Status.Conditions)
+	}
+	cmp := got.Status.Comparison
+	if cmp == nil || cmp.Baseline != "slow" || len(cmp.Cells) != 3 || cmp.Cells[0].Best != "fast" || len(cmp.Cells[0].VsBaseline) != 1 ||
+		cmp.Cells[0].VsBaseline[0].IOPSRatio != "1" || len(cmp.Targets) != 2 {
+		t.Fatalf("comparison %+v", cmp)
+	}
+	if got.Status.Recommendation == nil || got.Status.Recommendation.Target != "fast" {
+		t.Fatalf("recommendation %+v", got.Status.Recommendation)
 	}
 	for _, ts := range got.Status.Targets {
 		if ts.State != sbv1.TargetSucceeded || len(ts.Cells) != 3 || ts.ResultsConfigMap == "" || ts.VolumesBoundMilliseconds == nil ||
@@ -164,6 +182,25 @@ func TestRunOfTwoTargetsTwoClientsThreeCellsMergesExactly(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+func TestBrokenThresholdStallsTheCompletedRunWithItsViolations(t *testing.T) {
+	ns := newNamespace(t)
+	b := twoTargetBenchmark(ns, "gate")
+	b.Spec.Targets, b.Spec.Baseline = b.Spec.Targets[:1], ""
+	b.Spec.Workloads[0].ReadPercents = []int32{100}
+	b.Spec.Thresholds = []sbv1.Threshold{{Name: "too-fast", Workload: "w", MinIOPS: ptr.To[int64](1_000_000)}}
+	createBenchmark(t, b)
+	runTarget(t, ns, "gate", "fast", 2)
+	stalledWith(t, ns, "gate", sbv1.ReasonThresholdsFailed, "too-fast on fast/w-bs4k-r100-qd8-j1: totalIOPS")
+	got := getBenchmark(t, ns, "gate")
+	if got.Status.Verdict != sbv1.VerdictFailed || len(got.Status.Violations) != 1 || got.Status.Violations[0].Limit != "1000000" ||
+		!conditionIs(got, sbv1.ConditionReady, metav1.ConditionFalse) || !conditionIs(got, sbv1.ConditionThresholdsMet, metav1.ConditionFalse) {
+		t.Fatalf("verdict %s, violations %+v, conditions %+v", got.Status.Verdict, got.Status.Violations, got.Status.Conditions)
+	}
+	if got.Status.Recommendation != nil {
+		t.Fatalf("no target meets the thresholds, yet %+v is recommended", got.Status.Recommendation)
+	}
 }
 
 func stalledWith(t *testing.T, ns, name, reason string, contains ...string) {
