@@ -10,6 +10,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// timedWaitWindow is how close to the end of the ramp or of the run an
+// unpaced worker switches from untimed to timed waits.
+const timedWaitWindow = 50 * time.Millisecond
+
 // yieldEvery is how often a worker passes through the Go scheduler; it
 // must stay well below the runtime's 10 ms forced-preemption threshold.
 const yieldEvery = 2 * time.Millisecond
@@ -267,12 +271,15 @@ func (w *worker) run(s runSchedule) {
 		if wait > 0 && (inflight > 0 || pace != nil) {
 			minComplete = 1
 		}
-		if inflight > 0 && pace == nil && !stopping {
+		if inflight > 0 && pace == nil && !stopping && end-now > int64(timedWaitWindow) &&
+			(measuring || rampEnd-now > int64(timedWaitWindow)) {
 			// A completion will wake us: wait without a timeout. A
 			// timed wait arms a kernel timer on every call, which in
 			// a VM costs an exit to the hypervisor per IO at low
-			// queue depths. Ramp end, interval boundaries, runtime and
-			// cancellation are then noticed at the next completion.
+			// queue depths. Interval boundaries and cancellation are
+			// then noticed at the next completion; the ramp and run
+			// ends, where precision matters, get timed waits again
+			// once they are near.
 			wait = 0
 		}
 		var err error
