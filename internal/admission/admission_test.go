@@ -1,4 +1,4 @@
-package v1alpha1_test
+package admission_test
 
 import (
 	"context"
@@ -10,17 +10,21 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	storagebenchv1alpha1 "github.com/storagebench/storagebench/api/v1alpha1"
+	"github.com/storagebench/storagebench/internal/admission"
 	"github.com/storagebench/storagebench/internal/testenv"
 )
 
 // These tests run the generated CRD in a real kube-apiserver, so they check
-// the markers and CEL rules exactly as users meet them at admission.
+// the markers and CEL rules exactly as users meet them at admission, and
+// check that the local runner's admission (Admit, the same CRD applied
+// without a cluster) agrees with the API server case by case.
 
 var env *testenv.Env
 
@@ -238,6 +242,21 @@ func TestAdmissionRejectsInvalidSpecsNamingTheFieldAndCause(t *testing.T) {
 			}
 			t.Fatalf("no cause on %s containing %q in:\n%v", tc.wantField, tc.wantText, err)
 		})
+		t.Run("local/"+tc.name, func(t *testing.T) {
+			obj := newBenchmark(t, fmt.Sprintf("invalid-%d", i))
+			tc.mutate(t, obj.Object)
+			manifest, err := yaml.Marshal(obj.Object)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = admission.Admit(manifest)
+			if err == nil {
+				t.Fatalf("local admission accepted an invalid spec")
+			}
+			if !strings.Contains(err.Error(), tc.wantField) || !strings.Contains(err.Error(), tc.wantText) {
+				t.Fatalf("local admission error lacks %s / %q:\n%v", tc.wantField, tc.wantText, err)
+			}
+		})
 	}
 }
 
@@ -296,6 +315,19 @@ spec:
 			t.Errorf("%s defaulted to %v, want %v", field, c[0], c[1])
 		}
 	}
+
+	// The local runner defaults the same spec to exactly the same values.
+	manifest, err := yaml.Marshal(minimal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	local, err := admission.Admit(append([]byte("apiVersion: storagebench.io/v1alpha1\nkind: StorageBenchmark\n"), manifest...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !equality.Semantic.DeepEqual(local.Spec, got.Spec) {
+		t.Fatalf("local defaults differ from the API server's:\nlocal  %+v\nserver %+v", local.Spec, got.Spec)
+	}
 }
 
 func TestAdmissionAcceptsEverySample(t *testing.T) {
@@ -324,6 +356,9 @@ func TestAdmissionAcceptsEverySample(t *testing.T) {
 			}
 			if errs := obj.Spec.Validate(); len(errs) > 0 {
 				t.Fatalf("sample fails the controller's checks: %v", errs.ToAggregate())
+			}
+			if _, err := admission.Admit(data); err != nil {
+				t.Fatalf("local admission refuses the sample: %v", err)
 			}
 		})
 	}
