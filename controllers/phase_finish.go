@@ -66,20 +66,13 @@ func (r *StorageBenchmarkReconciler) finishRun(p *pass, s *snapshot) bool {
 		return false
 	}
 	spec := &b.Spec
-	ev := results.Evaluate(spec, all)
-	b.Status.Comparison = results.Compare(spec, all)
-	for i := range b.Status.Comparison.Targets {
-		meets := !ev.FailingTargets[b.Status.Comparison.Targets[i].Target]
-		b.Status.Comparison.Targets[i].MeetsThresholds = &meets
-	}
-	b.Status.Verdict = ev.Verdict
-	b.Status.Violations = boundViolations(ev.Violations)
-	b.Status.Recommendation = results.Recommend(spec, all, ev)
-	var warnings []sbv1.Warning
-	for i := range spec.Targets {
-		warnings = append(warnings, all[spec.Targets[i].Name].Warnings...)
-	}
-	b.Status.Warnings = boundWarnings(warnings)
+	outcome := results.Conclude(spec, all)
+	ev := outcome.Evaluation()
+	b.Status.Comparison = outcome.Comparison
+	b.Status.Verdict = outcome.Verdict
+	b.Status.Violations = boundViolations(outcome.Violations)
+	b.Status.Recommendation = outcome.Recommendation
+	b.Status.Warnings = boundWarnings(outcome.Warnings)
 
 	now := metav1.NewTime(p.now)
 	b.Status.CompletionTime = &now

@@ -1,0 +1,133 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/storagebench/storagebench/internal/admission"
+	"github.com/storagebench/storagebench/internal/localrun"
+	"github.com/storagebench/storagebench/internal/report"
+	"github.com/storagebench/storagebench/results"
+)
+
+func init() { register(newRunCommand) }
+
+type runOptions struct {
+	file    string
+	targets []string
+	workdir string
+	output  string
+	verbose bool
+}
+
+func newRunCommand() *cobra.Command {
+	o := &runOptions{}
+	cmd := &cobra.Command{
+		Use:   "run -f FILE",
+		Short: "Run a StorageBenchmark without a cluster, on local directories",
+		Long: `Run a StorageBenchmark YAML without a cluster. Every target is a local
+directory (or block device): --target NAME=PATH maps one, the others get a
+fresh directory under --workdir (default: a temporary directory, removed
+afterwards). Clients run as concurrent engine instances with the same
+synchronized start as client pods. The spec is defaulted and validated with
+the CRD's own schema, so the YAML you apply to a cluster runs unchanged.
+
+Prints the comparison table (or -o json / -o html) and exits like
+'storagebench gate': 0 thresholds passed, 1 a threshold failed, 2 the run
+failed or could not be judged, 3 usage error.`,
+		Example: `  storagebench run -f config/samples/quickstart.yaml
+  storagebench run -f bench.yaml --target fast=/mnt/nvme --target slow=/mnt/nfs -o html > report.html`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runLocal(cmd, o) },
+	}
+	f := cmd.Flags()
+	f.StringVarP(&o.file, "file", "f", "", "StorageBenchmark YAML to run (- for stdin)")
+	f.StringArrayVar(&o.targets, "target", nil, "map a target to a directory or block device: NAME=PATH (repeatable)")
+	f.StringVar(&o.workdir, "workdir", "", "folder for the targets not mapped with --target (default: a temporary folder, removed afterwards; a folder you name is kept, so data sets can be reused)")
+	f.StringVarP(&o.output, "output", "o", "table", "output format: table, json or html")
+	f.BoolVarP(&o.verbose, "verbose", "v", false, "also print the clients' log lines on stderr")
+	return cmd
+}
+
+func runLocal(cmd *cobra.Command, o *runOptions) error {
+	if o.file == "" {
+		return &ExitError{Code: exitUsage, Err: fmt.Errorf("-f FILE is required")}
+	}
+	if o.output != "table" && o.output != "json" && o.output != "html" {
+		return &ExitError{Code: exitUsage, Err: fmt.Errorf("-o %q: use table, json or html", o.output)}
+	}
+	targets := map[string]string{}
+	for _, t := range o.targets {
+		name, path, ok := strings.Cut(t, "=")
+		if !ok || name == "" || path == "" {
+			return &ExitError{Code: exitUsage, Err: fmt.Errorf("--target %q: use NAME=PATH", t)}
+		}
+		targets[name] = path
+	}
+	manifest, err := readManifest(cmd.InOrStdin(), o.file)
+	if err != nil {
+		return &ExitError{Code: exitUsage, Err: err}
+	}
+	bench, err := admission.Admit(manifest)
+	if err != nil {
+		return &ExitError{Code: exitUsage, Err: fmt.Errorf("%s: %w", o.file, err)}
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	stderr := cmd.ErrOrStderr()
+	opts := localrun.Options{Targets: targets, Workdir: o.workdir, Progress: stderr, Interactive: isTerminal(stderr)}
+	if o.verbose {
+		opts.Log = stderr
+	}
+	rr, runErr := localrun.Run(ctx, bench, opts)
+	if rr == nil {
+		return &ExitError{Code: exitUsage, Err: runErr}
+	}
+	if err := writeRunResult(cmd.OutOrStdout(), rr, o.output); err != nil {
+		return err
+	}
+	if runErr != nil {
+		return &ExitError{Code: exitNotJudged, Err: runErr}
+	}
+	return verdictExit(rr.Verdict)
+}
+
+// writeRunResult renders a run in the chosen format.
+func writeRunResult(w io.Writer, rr *results.RunResult, format string) error {
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rr)
+	case "html":
+		return report.WriteHTML(w, rr)
+	default:
+		return report.WriteTable(w, rr)
+	}
+}
+
+func readManifest(stdin io.Reader, file string) ([]byte, error) {
+	if file == "-" {
+		return io.ReadAll(stdin)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("reading the benchmark: %w", err)
+	}
+	return data, nil
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}

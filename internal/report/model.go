@@ -1,0 +1,119 @@
+// Package report renders a benchmark's results for people: a terminal
+// table (with one column per read/write mix, as published storage tables
+// are laid out), JSON, and a self-contained HTML page with SVG charts. It
+// works on results.RunResult, whether it came from `storagebench run`, from
+// a file or from a cluster's status and results ConfigMaps.
+package report
+
+import (
+	"fmt"
+	"sort"
+
+	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
+	"github.com/storagebench/storagebench/results"
+)
+
+// section is one table: the cells of a workload group that differ only in
+// their read percentage, one column per percentage.
+type section struct {
+	title   string
+	columns []sbv1.Cell // ordered as in the spec
+}
+
+// sections groups the spec's cells for display.
+func sections(spec *sbv1.StorageBenchmarkSpec) []section {
+	var out []section
+	index := map[string]int{}
+	for _, c := range spec.Cells() {
+		key := fmt.Sprintf("%s|%d|%d|%d|%d|%d", c.Workload, c.BlockSizeBytes, c.BlockSizeMinBytes, c.BlockSizeMaxBytes, c.QueueDepth, c.NumJobs)
+		i, ok := index[key]
+		if !ok {
+			i = len(out)
+			index[key] = i
+			out = append(out, section{title: sectionTitle(spec, c)})
+		}
+		out[i].columns = append(out[i].columns, c)
+	}
+	return out
+}
+
+func sectionTitle(spec *sbv1.StorageBenchmarkSpec, c sbv1.Cell) string {
+	bs := sbv1.FormatBlockSize(c.BlockSizeBytes)
+	if c.BlockSizeBytes == 0 {
+		bs = sbv1.FormatBlockSize(c.BlockSizeMinBytes) + "-" + sbv1.FormatBlockSize(c.BlockSizeMaxBytes)
+	}
+	access := "random"
+	if c.Access == sbv1.AccessSequential {
+		access = "sequential"
+	}
+	title := fmt.Sprintf("%s: %s %s, queue depth %d, %d job(s) x %d client(s), %d s", c.Workload, access, bs, c.QueueDepth, c.NumJobs, spec.Clients.Count, c.DurationSeconds)
+	if c.RateIOPS > 0 {
+		title += fmt.Sprintf(", %d IOPS per job", c.RateIOPS)
+	}
+	if c.SyncWrites {
+		title += ", O_DSYNC"
+	}
+	if !c.Direct {
+		title += ", buffered"
+	}
+	return title
+}
+
+// lookup finds results by target and cell.
+type lookup struct {
+	targets map[string]*results.TargetResult
+	deltas  map[string]map[string]sbv1.BaselineDelta // cell -> target -> delta
+	order   []string
+}
+
+func newLookup(rr *results.RunResult) *lookup {
+	l := &lookup{targets: map[string]*results.TargetResult{}, deltas: map[string]map[string]sbv1.BaselineDelta{}}
+	for _, tr := range rr.Targets {
+		l.targets[tr.Target] = tr
+	}
+	for _, t := range rr.Spec.Targets {
+		if l.targets[t.Name] != nil {
+			l.order = append(l.order, t.Name)
+		}
+	}
+	if rr.Comparison != nil {
+		for _, c := range rr.Comparison.Cells {
+			m := map[string]sbv1.BaselineDelta{}
+			for _, d := range c.VsBaseline {
+				m[d.Target] = d
+			}
+			l.deltas[c.Cell] = m
+		}
+	}
+	return l
+}
+
+func (l *lookup) rep(target, cell string) *results.RepetitionResult {
+	tr := l.targets[target]
+	if tr == nil {
+		return nil
+	}
+	for i := range tr.Cells {
+		if tr.Cells[i].Cell.Name == cell {
+			return tr.Cells[i].Result()
+		}
+	}
+	return nil
+}
+
+func (l *lookup) delta(target, cell string) (sbv1.BaselineDelta, bool) {
+	d, ok := l.deltas[cell][target]
+	return d, ok
+}
+
+// sortedWarnings orders warnings by target, then reason.
+func sortedWarnings(w []sbv1.Warning) []sbv1.Warning {
+	out := append([]sbv1.Warning(nil), w...)
+	sort.SliceStable(out, func(a, b int) bool {
+		if out[a].Target != out[b].Target {
+			return out[a].Target < out[b].Target
+		}
+		return out[a].Reason < out[b].Reason
+	})
+	return out
+}
