@@ -6,6 +6,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -46,13 +47,21 @@ func register(newCommand func() *cobra.Command) { subcommands = append(subcomman
 
 // Execute runs the command line and returns the process exit code.
 func Execute(args []string) int {
+	return execute(args, os.Stdin, os.Stdout, os.Stderr)
+}
+
+// execute runs a command line with the given streams (tests capture them).
+func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRootCommand()
 	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
 	err := root.Execute()
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintln(os.Stderr, "storagebench:", err)
+	fmt.Fprintln(stderr, "storagebench:", err)
 	var exitErr *ExitError
 	if errors.As(err, &exitErr) {
 		return exitErr.Code

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/storagebench/storagebench/internal/admission"
+	"github.com/storagebench/storagebench/internal/gate"
 	"github.com/storagebench/storagebench/internal/localrun"
 	"github.com/storagebench/storagebench/internal/report"
 	"github.com/storagebench/storagebench/results"
@@ -97,7 +98,7 @@ func runLocal(cmd *cobra.Command, o *runOptions) error {
 		return err
 	}
 	if runErr != nil {
-		return &ExitError{Code: exitNotJudged, Err: runErr}
+		return &ExitError{Code: gate.NotRun, Err: runErr}
 	}
 	return verdictExit(rr.Verdict)
 }

@@ -1,0 +1,126 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
+	"github.com/storagebench/storagebench/results"
+)
+
+func init() { register(newReportCommand) }
+
+func newReportCommand() *cobra.Command {
+	var k kubeFlags
+	var file, output string
+	cmd := &cobra.Command{
+		Use:   "report [NAME]",
+		Short: "Render a benchmark's results as a table, JSON or an HTML page with charts",
+		Long: `Render a finished (or running) benchmark: from the cluster (NAME, reading its
+status and results ConfigMaps) or from a file written by 'storagebench run
+-o json' (-f FILE). Output: a terminal table with one column per read/write
+mix, the full results as JSON, or a self-contained HTML page with SVG charts.`,
+		Example: `  storagebench report quickstart -n default -o html > report.html
+  storagebench report -f result.json`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if output != "table" && output != "json" && output != "html" {
+				return &ExitError{Code: exitUsage, Err: fmt.Errorf("-o %q: use table, json or html", output)}
+			}
+			var rr *results.RunResult
+			var err error
+			switch {
+			case file != "" && len(args) == 0:
+				rr, err = readRunResult(file)
+			case file == "" && len(args) == 1:
+				rr, err = clusterRunResult(cmd.Context(), &k, args[0])
+			default:
+				return &ExitError{Code: exitUsage, Err: errors.New("give a benchmark NAME or -f FILE (one of them)")}
+			}
+			if err != nil {
+				return &ExitError{Code: exitUsage, Err: err}
+			}
+			return writeRunResult(cmd.OutOrStdout(), rr, output)
+		},
+	}
+	k.add(cmd)
+	cmd.Flags().StringVarP(&file, "file", "f", "", "results written by 'storagebench run -o json'")
+	cmd.Flags().StringVarP(&output, "output", "o", "table", "output format: table, json or html")
+	return cmd
+}
+
+func readRunResult(file string) (*results.RunResult, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	rr := &results.RunResult{}
+	if err := json.Unmarshal(data, rr); err != nil {
+		return nil, fmt.Errorf("%s: not a results file: %w", file, err)
+	}
+	if rr.SchemaVersion != results.RunResultSchema {
+		return nil, fmt.Errorf("%s: schema %q, want %q (written by 'storagebench run -o json')", file, rr.SchemaVersion, results.RunResultSchema)
+	}
+	return rr, nil
+}
+
+// clusterRunResult rebuilds a run's results from the benchmark's status and
+// its results ConfigMaps.
+func clusterRunResult(ctx context.Context, k *kubeFlags, name string) (*results.RunResult, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	c, namespace, err := k.client()
+	if err != nil {
+		return nil, err
+	}
+	b := &sbv1.StorageBenchmark{}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, b); err != nil {
+		return nil, fmt.Errorf("reading StorageBenchmark %s/%s: %w", namespace, name, err)
+	}
+	return runResultFromCluster(ctx, c, b)
+}
+
+func runResultFromCluster(ctx context.Context, c client.Reader, b *sbv1.StorageBenchmark) (*results.RunResult, error) {
+	rr := &results.RunResult{
+		SchemaVersion: results.RunResultSchema, Benchmark: b.Name, Namespace: b.Namespace, Generation: b.Generation, Spec: b.Spec,
+		Outcome: results.Outcome{
+			Comparison: b.Status.Comparison, Verdict: b.Status.Verdict, Violations: b.Status.Violations,
+			Warnings: b.Status.Warnings, Recommendation: b.Status.Recommendation,
+		},
+	}
+	if b.Status.StartTime != nil {
+		rr.StartTime = b.Status.StartTime.Time
+	}
+	if b.Status.CompletionTime != nil {
+		rr.CompletionTime = b.Status.CompletionTime.Time
+	} else {
+		rr.CompletionTime = time.Now()
+	}
+	for _, ts := range b.Status.Targets {
+		if ts.State == sbv1.TargetFailed && ts.Message != "" && rr.Error == "" {
+			rr.Error = fmt.Sprintf("target %s: %s", ts.Name, ts.Message)
+		}
+		if ts.ResultsConfigMap == "" {
+			continue
+		}
+		cm := &corev1.ConfigMap{}
+		if err := c.Get(ctx, client.ObjectKey{Namespace: b.Namespace, Name: ts.ResultsConfigMap}, cm); err != nil {
+			return nil, fmt.Errorf("reading the results of target %s (configmap %s): %w", ts.Name, ts.ResultsConfigMap, err)
+		}
+		tr, err := results.DecodeStored(cm.Data, cm.BinaryData)
+		if err != nil {
+			return nil, fmt.Errorf("configmap %s: %w", ts.ResultsConfigMap, err)
+		}
+		rr.Targets = append(rr.Targets, tr)
+	}
+	return rr, nil
+}
