@@ -79,7 +79,7 @@ func (r *StorageBenchmarkReconciler) finishRun(p *pass, s *snapshot) bool {
 	took := p.now.Sub(b.Status.StartTime.Time).Round(time.Second)
 	c := p.conditions()
 	c.remove(sbv1.ConditionReconciling)
-	measured := fmt.Sprintf("all %d targets measured in %s", len(spec.Targets), took)
+	measured := fmt.Sprintf("%d target(s) measured in %s", len(spec.Targets), took)
 	c.set(sbv1.ConditionCompleted, metav1.ConditionTrue, sbv1.ReasonSucceeded, measured+"; verdict "+string(ev.Verdict))
 	verdictReason, verdictMessage := verdictCondition(spec, ev)
 	switch ev.Verdict {
