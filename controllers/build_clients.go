@@ -104,11 +104,14 @@ func buildClientPodSpec(b *sbv1.StorageBenchmark, t *sbv1.Target, j clientJob, c
 			fieldEnv("POD_NAMESPACE", "metadata.namespace"),
 		},
 		Resources: resources,
-		ReadinessProbe: &corev1.Probe{
+		// A startup probe, not a readiness probe: it stops once the data set
+		// is laid out, so no probe process runs beside the engine while it
+		// measures. The pod turns Ready when it passes.
+		StartupProbe: &corev1.Probe{
 			ProbeHandler:     corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{clientBinary, "client-ready", readyFile}}},
 			PeriodSeconds:    1,
-			FailureThreshold: 1,
 			TimeoutSeconds:   5,
+			FailureThreshold: b.Spec.Timeouts.VolumeBindSeconds + b.Spec.Timeouts.PrepareSeconds,
 		},
 		VolumeMounts: []corev1.VolumeMount{
 			{Name: "plan", MountPath: planMountPath, ReadOnly: true},

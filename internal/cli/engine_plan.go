@@ -24,7 +24,7 @@ import (
 
 // Plan mode is how client pods run: `storagebench engine --plan FILE`. The
 // controller mounts the target's plan; the client lays out its data, becomes
-// ready (its readiness probe checks --ready-file), waits for the start the
+// ready (its startup probe checks --ready-file), waits for the start the
 // controller publishes, runs its cells and prints its framed report on
 // stdout, where the controller reads it from the pod log.
 
@@ -51,7 +51,7 @@ func parsePlanFlags(args []string) (*planOptions, error) {
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.planFile, "plan", "", "the target's plan (JSON)")
 	fs.IntVar(&o.clientIndexBase, "client-index-base", 0, "added to $JOB_COMPLETION_INDEX to give this client's index")
-	fs.StringVar(&o.readyFile, "ready-file", "/tmp/storagebench/ready", "created once the data set is laid out (the readiness probe checks it)")
+	fs.StringVar(&o.readyFile, "ready-file", "/tmp/storagebench/ready", "created once the data set is laid out (the startup probe checks it)")
 	fs.StringVar(&o.terminationLog, "termination-log", "/dev/termination-log", "where to write the one-line summary Kubernetes shows as the termination message")
 	if err := fs.Parse(args); err != nil {
 		return nil, fmt.Errorf("plan mode: %w (plan mode takes --plan, --client-index-base, --ready-file, --termination-log; fio options are not mixed with it)", err)
