@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -32,9 +31,9 @@ type jobRun struct {
 // error; if nothing ran, it returns only the error. Errors from bad jobs
 // wrap ErrUsage.
 //
-// For its duration Run raises GOMAXPROCS to the number of worker threads
-// plus one (and restores it), so that runs in one process should not
-// overlap.
+// For its duration Run raises GOMAXPROCS so that every worker thread, of
+// this run and of any other in flight in the process, has its own P; it is
+// restored when the last run ends.
 func Run(ctx context.Context, jobs []JobSpec, opts RunOptions) (*result.Document, error) {
 	opts.fillDefaults()
 	ex, err := execute(ctx, jobs, opts)
@@ -92,10 +91,7 @@ func execute(ctx context.Context, jobs []JobSpec, opts RunOptions) (*execution, 
 	// Every worker thread gets its own P, so a worker returning from a
 	// blocking system call never waits for another to release one: the
 	// threads then behave like fio's, scheduled by the kernel alone.
-	if prev := runtime.GOMAXPROCS(0); prev < len(all)+1 {
-		runtime.GOMAXPROCS(len(all) + 1)
-		defer runtime.GOMAXPROCS(prev)
-	}
+	defer reserveProcs(len(all))()
 
 	var stop atomic.Bool
 	sched := &runSchedule{stop: &stop, interval: int64(opts.Interval)}
