@@ -166,7 +166,7 @@ table{border-collapse:collapse;font-size:13px;margin:8px 0} td,th{border:1px sol
 svg{background:#fff;border:1px solid #eee} svg .title{font-size:13px;font-weight:600} svg .xl{font-size:11px;text-anchor:middle}
 svg .yl{font-size:10px;text-anchor:end} svg .unit{font-size:10px} svg .lg{font-size:11px} svg .grid{stroke:#eee} svg .ref{stroke:#444;stroke-dasharray:4 3}
 .swatch{display:inline-block;width:10px;height:10px;margin-right:6px}
-.muted{color:#777;font-size:12px}
+.muted{color:#777;font-size:12px} .targets td,.targets th{text-align:left}
 </style></head><body>
 <h1>storagebench: {{.RR.Benchmark}}</h1>
 <div class="muted">generation {{.RR.Generation}} · {{.RR.StartTime.UTC.Format "2006-01-02 15:04:05"}} to {{.RR.CompletionTime.UTC.Format "15:04:05"}} UTC · report generated {{.Generated}}</div>
@@ -174,7 +174,7 @@ svg .yl{font-size:10px;text-anchor:end} svg .unit{font-size:10px} svg .lg{font-s
 <p>Verdict: <span class="badge {{if .RR.Verdict}}{{.RR.Verdict}}{{else}}none{{end}}">{{if .RR.Verdict}}{{.RR.Verdict}}{{else}}none{{end}}</span>
 {{with .RR.Recommendation}} · Recommendation: <b>{{.Target}}</b> <span class="muted">({{.Reason}})</span>{{end}}</p>{{end}}
 <h2>Targets</h2>
-<table><tr><th>target</th><th>storage</th><th>price</th><th>engine backend</th><th>nodes</th><th>bound in</th></tr>
+<table class="targets"><tr><th>target</th><th>storage</th><th>price</th><th>engine backend</th><th>nodes</th><th>bound in</th></tr>
 {{range .Targets}}<tr><td><span class="swatch" style="background:{{.Color}}"></span>{{.Name}}</td><td>{{.Storage}}</td><td>{{.Price}}</td><td>{{.Backend}}</td><td>{{.Nodes}}</td><td>{{.Bound}}</td></tr>
 {{end}}</table>
 {{range .Sections}}<h2>{{.Title}}</h2>
