@@ -95,6 +95,21 @@ func (r *StorageBenchmarkReconciler) Reconcile(ctx context.Context, req ctrl.Req
 	return result, runErr
 }
 
+// Setup builds the reconciler from a manager's clients and registers it.
+// logs reads client pod logs; clientPods configures the client pods.
+func Setup(mgr ctrl.Manager, logs LogReader, clientPods ClientPodConfig, clk clock.Clock) error {
+	r := &StorageBenchmarkReconciler{
+		Client:     mgr.GetClient(),
+		APIReader:  mgr.GetAPIReader(),
+		Scheme:     mgr.GetScheme(),
+		Recorder:   mgr.GetEventRecorder("storagebench"),
+		Logs:       logs,
+		ClientPods: clientPods,
+		Clock:      clk,
+	}
+	return r.SetupWithManager(mgr)
+}
+
 // SetupWithManager registers the reconciler and what it watches: its
 // children, and the client pods (owned by its Jobs) whose readiness and
 // completion drive the run.

@@ -44,25 +44,14 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	var err error
-	env, err = testenv.Start()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	k8sClient = env.Client
-	ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.UseDevMode(true)))
-	if err := startManager(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		_ = env.Stop()
-		os.Exit(1)
-	}
-	code := m.Run()
-	stopManager()
-	if err := env.Stop(); err != nil {
-		fmt.Fprintln(os.Stderr, "stopping envtest:", err)
-	}
-	os.Exit(code)
+	testenv.Main(m, &env, func(e *testenv.Env) (func(), error) {
+		k8sClient = e.Client
+		ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.UseDevMode(true)))
+		if err := startManager(); err != nil {
+			return nil, err
+		}
+		return func() { stopManager() }, nil
+	})
 }
 
 // startManager runs the reconciler in a manager configured as in
@@ -78,16 +67,8 @@ func startManager() error {
 	if err != nil {
 		return err
 	}
-	r := &controllers.StorageBenchmarkReconciler{
-		Client:     mgr.GetClient(),
-		APIReader:  mgr.GetAPIReader(),
-		Scheme:     mgr.GetScheme(),
-		Recorder:   mgr.GetEventRecorder("storagebench"),
-		Logs:       podLogs,
-		ClientPods: controllers.ClientPodConfig{Image: "storagebench:test", ImagePullPolicy: corev1.PullNever},
-		Clock:      testClock,
-	}
-	if err := r.SetupWithManager(mgr); err != nil {
+	pods := controllers.ClientPodConfig{Image: "storagebench:test", ImagePullPolicy: corev1.PullNever}
+	if err := controllers.Setup(mgr, podLogs, pods, testClock); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -32,7 +32,7 @@ func Compare(spec *sbv1.StorageBenchmarkSpec, results map[string]*TargetResult) 
 		totals := map[string]CellTotals{}
 		var present []string
 		for _, name := range order {
-			if cr := findCell(results[name], cell.Name); cr != nil {
+			if cr := FindCell(results[name], cell.Name); cr != nil {
 				totals[name] = cr.Totals()
 				present = append(present, name)
 				peakIOPS[name] = math.Max(peakIOPS[name], totals[name].IOPS)
@@ -157,7 +157,9 @@ func geomean(v []float64) float64 {
 	return math.Exp(sum / float64(n))
 }
 
-func findCell(tr *TargetResult, name string) *RepetitionResult {
+// FindCell returns the repetition that stands for a cell on a target, nil
+// when the target has no result for it.
+func FindCell(tr *TargetResult, name string) *RepetitionResult {
 	if tr == nil {
 		return nil
 	}

@@ -34,14 +34,14 @@ func Evaluate(spec *sbv1.StorageBenchmarkSpec, results map[string]*TargetResult)
 		}
 		for _, target := range thresholdTargets(spec, th) {
 			for _, cell := range selected {
-				rep := findCell(results[target], cell.Name)
+				rep := FindCell(results[target], cell.Name)
 				if rep == nil {
 					ev.Unevaluated = append(ev.Unevaluated, fmt.Sprintf("threshold %s: no result for target %s, cell %s", name, target, cell.Name))
 					continue
 				}
 				var base *RepetitionResult
 				if th.MaxRegression != nil {
-					if base = findCell(results[spec.Baseline], cell.Name); base == nil {
+					if base = FindCell(results[spec.Baseline], cell.Name); base == nil {
 						ev.Unevaluated = append(ev.Unevaluated, fmt.Sprintf("threshold %s: no baseline result for cell %s", name, cell.Name))
 						continue
 					}

@@ -111,16 +111,7 @@ func runManager(cmd *cobra.Command, o *managerOptions) error {
 	if err != nil {
 		return err
 	}
-	reconciler := &controllers.StorageBenchmarkReconciler{
-		Client:     mgr.GetClient(),
-		APIReader:  mgr.GetAPIReader(),
-		Scheme:     mgr.GetScheme(),
-		Recorder:   mgr.GetEventRecorder("storagebench"),
-		Logs:       controllers.KubeletLogReader{Clientset: clientset},
-		ClientPods: clientPods,
-		Clock:      clock.RealClock{},
-	}
-	if err := reconciler.SetupWithManager(mgr); err != nil {
+	if err := controllers.Setup(mgr, controllers.KubeletLogReader{Clientset: clientset}, clientPods, clock.RealClock{}); err != nil {
 		return fmt.Errorf("setting up the StorageBenchmark controller: %w", err)
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {

@@ -89,16 +89,7 @@ func newLookup(rr *results.RunResult) *lookup {
 }
 
 func (l *lookup) rep(target, cell string) *results.RepetitionResult {
-	tr := l.targets[target]
-	if tr == nil {
-		return nil
-	}
-	for i := range tr.Cells {
-		if tr.Cells[i].Cell.Name == cell {
-			return tr.Cells[i].Result()
-		}
-	}
-	return nil
+	return results.FindCell(l.targets[target], cell)
 }
 
 func (l *lookup) delta(target, cell string) (sbv1.BaselineDelta, bool) {

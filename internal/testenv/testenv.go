@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -73,3 +74,30 @@ func (e *Env) Stop() error { return e.env.Stop() }
 
 // Codecs decodes YAML manifests into typed objects of the test scheme.
 func (e *Env) Codecs() serializer.CodecFactory { return serializer.NewCodecFactory(e.Scheme) }
+
+// Main is a test package's TestMain body: it starts the servers, runs setup
+// (may be nil) for what the package needs on top, runs the tests, then
+// tears down and stops the servers, and exits with the tests' status. The
+// started Env is stored through env before setup runs.
+func Main(m *testing.M, env **Env, setup func(*Env) (teardown func(), err error)) {
+	e, err := Start()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	*env = e
+	teardown := func() {}
+	if setup != nil {
+		if teardown, err = setup(e); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			_ = e.Stop()
+			os.Exit(1)
+		}
+	}
+	code := m.Run()
+	teardown()
+	if err := e.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "stopping envtest:", err)
+	}
+	os.Exit(code)
+}
