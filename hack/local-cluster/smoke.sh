@@ -176,13 +176,19 @@ while read -r class cap bps _; do
 done <"$state/run/classes.conf"
 
 # Two clients on one shared claim of the lowest-capped class: the cap is per
-# device, so their sum should be the cap (device scope).
+# device, so their sum should be the cap (device scope; twice the cap in
+# container scope).
 low=$(awk '$2 > 0 {print $2, $1}' "$state/run/classes.conf" | sort -n | head -1)
 if [ -n "$low" ]; then
   cap=${low% *} class=${low#* }
   k apply -f - >/dev/null <<<"$(pvc "shared-$class" "$class" Filesystem ReadWriteMany 200Mi)"
   k apply -f - >/dev/null <<<"$(job "shared-$class" "shared-$class" fs 2)"
   out=$(run_job "shared-$class")
+  # In container scope every container gets the full cap: expect twice it.
+  cap_scope=device
+  # shellcheck disable=SC1091
+  . "$state/run/settings"
+  [ "$cap_scope" = container ] && cap=$((cap * 2))
   check "$class" "$cap" 0 "2xRWX" "$out"
 fi
 
