@@ -507,6 +507,12 @@ cmd_up() {
     die "cgroup v1 blkio controller not found at /sys/fs/cgroup/blkio (needed for the IOPS caps)"
   mkdir -p "$state" "$logs" "$run"
   touch "$state/.storagebench-local-cluster"
+  # Fresh logs for this run; the previous run's stay in logs/previous.
+  if compgen -G "$logs/*.log" >/dev/null; then
+    rm -rf "$logs/previous" && mkdir -p "$logs/previous"
+    mv "$logs"/*.log "$logs/previous/"
+    [ -d "$logs/pods" ] && mv "$logs/pods" "$logs/previous/pods"
+  fi
   install_packages
   build_tools
   local tb=$SECONDS
