@@ -10,9 +10,27 @@ CACHE_DIR ?= $(HOME)/.cache/storagebench
 TOOLS_BIN ?= $(CACHE_DIR)/bin
 CONTROLLER_TOOLS_VERSION ?= v0.23.0
 CONTROLLER_GEN ?= $(TOOLS_BIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
+# helm is pinned by hack/tools/helm/go.mod (bump it there with
+# `go -C hack/tools/helm get -tool helm.sh/helm/v3/cmd/helm@VERSION`).
+HELM_VERSION := $(shell awk '$$1 == "helm.sh/helm/v3" {print $$2}' hack/tools/helm/go.mod)
+HELM ?= $(TOOLS_BIN)/helm-$(HELM_VERSION)
+HELM_DOCS_VERSION ?= v1.14.2
+HELM_DOCS ?= $(TOOLS_BIN)/helm-docs-$(HELM_DOCS_VERSION)
+CHART := charts/storagebench
 
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+
+# The image: one binary for the manager and the client pods. Its tag is the
+# version with every character a tag cannot hold ([A-Za-z0-9_.-]) made "-"
+# (e.g. a semver "+build"); "-dirty" is kept: such a build is not the commit.
+IMG_TAG ?= $(shell printf '%s' '$(VERSION)' | tr -c 'A-Za-z0-9_.-' '-')
+IMG ?= ghcr.io/storagebench/storagebench:$(IMG_TAG)
+IMAGE_TAR ?= dist/storagebench-$(IMG_TAG).tar
+# Fixed image timestamps (the commit's), so the same commit gives the same image.
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+CONTAINER_TOOL ?= docker
 LDFLAGS := -X github.com/storagebench/storagebench/internal/version.Version=$(VERSION) \
            -X github.com/storagebench/storagebench/internal/version.Commit=$(COMMIT)
 
@@ -35,9 +53,10 @@ generate: $(CONTROLLER_GEN) ## Generate deepcopy code.
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
 
 .PHONY: manifests
-manifests: $(CONTROLLER_GEN) ## Generate the CRD and RBAC manifests under config/.
+manifests: $(CONTROLLER_GEN) ## Generate the CRD and RBAC manifests under config/ and sync them into the chart.
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
 	$(CONTROLLER_GEN) rbac:roleName=storagebench-manager paths=./controllers/... output:rbac:artifacts:config=config/rbac
+	go run ./hack/sync-chart -config config -chart $(CHART)
 
 .PHONY: fmt
 fmt: ## Run gofmt on the code.
@@ -56,12 +75,71 @@ test: ## Run unit and envtest integration tests.
 	KUBEBUILDER_ASSETS="$$(hack/k8s-binaries.sh envtest)" go test $(TEST_PACKAGES)
 
 .PHONY: verify
-verify: generate manifests ## Regenerate everything and fail on any diff; check gofmt and vet.
+verify: generate manifests helm-docs ## Regenerate everything and fail on any diff; check gofmt and vet.
 	@changed=$$(git diff --name-only -- api config charts; git ls-files --others --exclude-standard -- api config charts); \
 	if [ -n "$$changed" ]; then echo "generated files are out of date (run make generate manifests and commit):"; echo "$$changed"; exit 1; fi
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed on:"; echo "$$unformatted"; exit 1; fi
 	go vet ./...
+
+##@ Packaging
+
+.PHONY: image
+image: build ## Build the image without a Docker daemon (hack/image) into $(IMAGE_TAR), tagged $(IMG).
+	@ref='$(IMG)'; name=$${ref%:*}; tag=$${ref##*:}; \
+	case "$$ref" in *:*) ;; *) echo "IMG=$$ref: want NAME:TAG"; exit 1 ;; esac; \
+	case "$$tag" in */*|'') echo "IMG=$$ref: want NAME:TAG"; exit 1 ;; esac; \
+	mkdir -p dist; \
+	echo "go -C hack/image run . build ... --name $$name --tag $$tag --out $(IMAGE_TAR)"; \
+	SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) go -C hack/image run . build \
+	  --binary "$(CURDIR)/bin/storagebench" --name "$$name" --tag "$$tag" \
+	  --entrypoint /storagebench --user 65532:65532 --arch "$$(go env GOARCH)" \
+	  --version '$(VERSION)' --revision '$(REVISION)' \
+	  --source https://github.com/storagebench/storagebench \
+	  --label org.opencontainers.image.title=storagebench \
+	  --label 'org.opencontainers.image.description=Kubernetes operator and IO engine that benchmarks storage' \
+	  --out "$(CURDIR)/$(IMAGE_TAR)"
+
+.PHONY: docker-build
+docker-build: ## Build $(IMG) from the Dockerfile with a daemon (the same image as make image).
+	$(CONTAINER_TOOL) build --build-arg VERSION='$(VERSION)' --build-arg COMMIT='$(COMMIT)' \
+	  --build-arg REVISION='$(REVISION)' -t '$(IMG)' .
+
+.PHONY: helm
+helm: $(HELM) ## Build the helm CLI from hack/tools/helm into the tools cache.
+
+.PHONY: helm-docs
+helm-docs: $(HELM_DOCS) ## Regenerate charts/storagebench/README.md from values.yaml.
+	$(HELM_DOCS) --chart-search-root charts --template-files README.md.gotmpl --log-level warning
+
+.PHONY: helm-lint
+helm-lint: $(HELM) ## Lint and render the chart with default and ci/ values; run the chart tests.
+	$(HELM) lint --strict $(CHART)
+	for values in $(CHART)/ci/*-values.yaml; do \
+	  $(HELM) lint --strict $(CHART) --values "$$values"; \
+	done
+	$(HELM) template storagebench $(CHART) --namespace storagebench-system >/dev/null
+	for values in $(CHART)/ci/*-values.yaml; do \
+	  echo "helm template --values $$values"; \
+	  $(HELM) template storagebench $(CHART) --namespace storagebench-system --values "$$values" >/dev/null; \
+	done
+	HELM=$(HELM) KUBEBUILDER_ASSETS="$$(hack/k8s-binaries.sh envtest)" go test -count=1 -v ./hack/packaging/... | grep -Ev '^=== (RUN|PAUSE|CONT)'
+
+$(HELM):
+	mkdir -p $(TOOLS_BIN)
+	@# The Kubernetes version helm assumes without a cluster (helm template,
+	@# lint) is its client-go's, set as helm's own Makefile does.
+	k8s=$$(go -C hack/tools/helm list -m -f '{{.Version}}' k8s.io/client-go); minor=$${k8s#v0.}; minor=$${minor%%.*}; \
+	go -C hack/tools/helm build -trimpath -o "$(HELM).$$$$.tmp" \
+	  -ldflags "-s -w -X helm.sh/helm/v3/internal/version.version=$(HELM_VERSION) \
+	    -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMinor=$$minor \
+	    -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=$$minor" \
+	  helm.sh/helm/v3/cmd/helm && mv "$(HELM).$$$$.tmp" "$(HELM)"
+
+$(HELM_DOCS):
+	mkdir -p $(TOOLS_BIN)/.helm-docs-$(HELM_DOCS_VERSION)
+	GOBIN=$(TOOLS_BIN)/.helm-docs-$(HELM_DOCS_VERSION) go install github.com/norwoodj/helm-docs/cmd/helm-docs@$(HELM_DOCS_VERSION)
+	mv $(TOOLS_BIN)/.helm-docs-$(HELM_DOCS_VERSION)/helm-docs $(HELM_DOCS)
 
 $(CONTROLLER_GEN):
 	mkdir -p $(TOOLS_BIN)
