@@ -266,9 +266,9 @@ func runABenchmark(t *testing.T, objs objects, namespace, unwatched string) {
 	var job batchv1.Job
 	m.waitFor(t, 90*time.Second, "the client Job in "+namespace, func() error {
 		if strings.Contains(m.logs.String(), knownStorageClassBug) {
-			t.Skip("KNOWN BUG, not in the packaging: the manager lists StorageClasses cluster-wide "+
-				"(controllers/validate.go checkReferences reads them, and existing claims, through the label-filtered cache "+
-				"instead of r.APIReader), but its generated RBAC only grants get, so every benchmark with a storage class "+
+			t.Skip("KNOWN BUG, not in the packaging: the manager lists StorageClasses cluster-wide " +
+				"(controllers/validate.go checkReferences reads them, and existing claims, through the label-filtered cache " +
+				"instead of r.APIReader), but its generated RBAC only grants get, so every benchmark with a storage class " +
 				"hangs in validation. Fix validate.go and this test runs to the end.")
 		}
 		var jobs batchv1.JobList
