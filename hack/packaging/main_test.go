@@ -114,9 +114,27 @@ func kubectl(t *testing.T) string {
 	return k
 }
 
+// readTree reads every file under dir. Files that only kubectl or helm read
+// are invisible to go test's cache; read here, a change to them reruns the
+// tests instead of reporting a stale cached pass.
+func readTree(t *testing.T, dir string) {
+	t.Helper()
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		_, err = os.ReadFile(path)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // kustomize renders a kustomization with kubectl kustomize.
 func kustomize(t *testing.T, dir string) objects {
 	t.Helper()
+	readTree(t, filepath.Join(repoRoot, "config"))
 	out, err := run(kubectl(t), "kustomize", dir)
 	if err != nil {
 		t.Fatalf("kubectl kustomize %s: %v", dir, err)
@@ -140,6 +158,7 @@ var chartDir = filepath.Join(repoRoot, "charts", "storagebench")
 // --set). It returns helm's error output on failure.
 func helmTemplate(t *testing.T, release, namespace string, args ...string) (objects, error) {
 	t.Helper()
+	readTree(t, chartDir)
 	full := append([]string{"template", release, chartDir, "--namespace", namespace}, args...)
 	out, err := run(helmBinary(t), full...)
 	if err != nil {
