@@ -350,3 +350,43 @@ func TestSpecChangeCancelsTheRunAndStartsANewOne(t *testing.T) {
 		t.Fatalf("want the 2 claims of target fast kept, got %d", len(claims.Items))
 	}
 }
+
+func TestExistingClaimTargetsUseTheUsersClaim(t *testing.T) {
+	ns := newNamespace(t)
+	ctx := context.Background()
+	claim := func(name string, mode corev1.PersistentVolumeAccessMode) {
+		c := &corev1.PersistentVolumeClaim{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+			Spec: corev1.PersistentVolumeClaimSpec{
+				AccessModes: []corev1.PersistentVolumeAccessMode{mode},
+				Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: mustQuantity("1Gi")}},
+			},
+		}
+		if err := k8sClient.Create(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	claim("shared-nfs", corev1.ReadWriteMany)
+	claim("single-disk", corev1.ReadWriteOnce)
+	for name, tc := range map[string]struct {
+		claim  string
+		stalls string
+	}{
+		"uses-shared": {claim: "shared-nfs"},
+		"refuses-rwo": {claim: "single-disk", stalls: `claim "single-disk" is shared by 2 clients but does not allow ReadWriteMany`},
+	} {
+		b := twoTargetBenchmark(ns, name)
+		b.Spec.Targets = []sbv1.Target{{Name: "mine", ExistingClaimName: ptr.To(tc.claim), AccessMode: corev1.ReadWriteMany}}
+		b.Spec.Baseline = ""
+		createBenchmark(t, b)
+		if tc.stalls != "" {
+			stalledWith(t, ns, name, sbv1.ReasonInvalidSpec, tc.stalls)
+			continue
+		}
+		jobs := targetJobs(t, ns, "mine", 1, 1)
+		got := jobs[0].Spec.Template.Spec.Volumes[2].PersistentVolumeClaim.ClaimName
+		if got != tc.claim || *jobs[0].Spec.Completions != 2 {
+			t.Fatalf("the clients should share the user's claim %s: claim %s, %d completions", tc.claim, got, *jobs[0].Spec.Completions)
+		}
+	}
+}

@@ -40,7 +40,9 @@ func (r *StorageBenchmarkReconciler) validate(ctx context.Context, p *pass) bool
 	return true
 }
 
-// checkReferences looks up the storage classes and claims the targets name.
+// checkReferences looks up the storage classes and claims the targets name,
+// uncached: the cache holds only the benchmarks' own objects, and reading a
+// class through it would start a cluster-wide watch the RBAC does not grant.
 func (r *StorageBenchmarkReconciler) checkReferences(ctx context.Context, b *sbv1.StorageBenchmark) ([]string, error) {
 	var problems []string
 	for i, t := range b.Spec.Targets {
@@ -48,7 +50,7 @@ func (r *StorageBenchmarkReconciler) checkReferences(ctx context.Context, b *sbv
 		switch {
 		case t.StorageClassName != nil:
 			class := &storagev1.StorageClass{}
-			err := r.Get(ctx, types.NamespacedName{Name: *t.StorageClassName}, class)
+			err := r.APIReader.Get(ctx, types.NamespacedName{Name: *t.StorageClassName}, class)
 			if apierrors.IsNotFound(err) {
 				problems = append(problems, fmt.Sprintf("%s.storageClassName: storage class %q not found", path, *t.StorageClassName))
 			} else if err != nil {
@@ -56,7 +58,7 @@ func (r *StorageBenchmarkReconciler) checkReferences(ctx context.Context, b *sbv
 			}
 		case t.ExistingClaimName != nil:
 			claim := &corev1.PersistentVolumeClaim{}
-			err := r.Get(ctx, types.NamespacedName{Namespace: b.Namespace, Name: *t.ExistingClaimName}, claim)
+			err := r.APIReader.Get(ctx, types.NamespacedName{Namespace: b.Namespace, Name: *t.ExistingClaimName}, claim)
 			if apierrors.IsNotFound(err) {
 				problems = append(problems, fmt.Sprintf("%s.existingClaimName: claim %q not found in namespace %s", path, *t.ExistingClaimName, b.Namespace))
 				continue
