@@ -13,13 +13,19 @@ import (
 )
 
 // A client report travels through pod logs, which also carry whatever the
-// client wrote to stderr, and which the kubelet may rotate or truncate. So it
-// is framed by marker lines and sealed with a checksum: a reader finds it
-// among other lines and knows when it is incomplete.
+// client wrote to stderr, and which the kubelet may rotate or truncate. The
+// container runtime copies stdout and stderr separately and splits lines
+// longer than its limit (16 KiB by default) into parts: a stderr line can
+// land between the parts of one long stdout line. So the report's JSON is
+// written as short fragment lines (well under any split limit), each with a
+// prefix, between marker lines, and sealed with a checksum: a reader picks
+// the fragments out from among other lines and knows when any is missing.
 const (
-	beginMarker = "----- BEGIN STORAGEBENCH CLIENT REPORT -----"
-	endPrefix   = "----- END STORAGEBENCH CLIENT REPORT sha256="
-	endSuffix   = " -----"
+	beginMarker    = "----- BEGIN STORAGEBENCH CLIENT REPORT -----"
+	endPrefix      = "----- END STORAGEBENCH CLIENT REPORT sha256="
+	endSuffix      = " -----"
+	fragmentPrefix = "sbr:"
+	fragmentBytes  = 2048
 )
 
 // MaxReportBytes bounds one client report; longer logs are refused rather
@@ -37,7 +43,15 @@ func WriteClientReport(w io.Writer, r *ClientReport) error {
 		return fmt.Errorf("encoding the client report: %w", err)
 	}
 	sum := sha256.Sum256(body)
-	_, err = fmt.Fprintf(w, "%s\n%s\n%s%s%s\n", beginMarker, body, endPrefix, hex.EncodeToString(sum[:]), endSuffix)
+	var out bytes.Buffer
+	out.WriteString(beginMarker + "\n")
+	for start := 0; start < len(body); start += fragmentBytes {
+		out.WriteString(fragmentPrefix)
+		out.Write(body[start:min(start+fragmentBytes, len(body))])
+		out.WriteByte('\n')
+	}
+	fmt.Fprintf(&out, "%s%s%s\n", endPrefix, hex.EncodeToString(sum[:]), endSuffix)
+	_, err = w.Write(out.Bytes())
 	return err
 }
 
@@ -71,34 +85,31 @@ func ReadClientReport(log io.Reader, maxBytes int64) (*ClientReport, error) {
 	return r, nil
 }
 
-// lastFrame returns the body and checksum of the last framed report.
+// lastFrame returns the body and checksum of the last framed report. Lines
+// between the markers that are not fragments (other output interleaved by
+// the runtime) are skipped; the checksum tells whether fragments are
+// missing.
 func lastFrame(data []byte) ([]byte, string, error) {
 	scanner := bufio.NewScanner(bytes.NewReader(data))
 	scanner.Buffer(make([]byte, 0, 64<<10), MaxReportBytes+1024)
 	var (
-		inside    bool
-		body      []byte
-		found     []byte
-		foundSum  string
-		sawBegin  bool
-		bodyLines int
+		inside   bool
+		body     []byte
+		found    []byte
+		foundSum string
+		sawBegin bool
 	)
 	for scanner.Scan() {
 		line := scanner.Bytes()
 		switch {
 		case string(line) == beginMarker:
-			inside, sawBegin, body, bodyLines = true, true, nil, 0
+			inside, sawBegin, body = true, true, nil
 		case inside && bytes.HasPrefix(line, []byte(endPrefix)):
-			sum := strings.TrimSuffix(strings.TrimPrefix(string(line), endPrefix), endSuffix)
-			if bodyLines == 1 {
-				found, foundSum = body, sum
-			}
+			found = body
+			foundSum = strings.TrimSuffix(strings.TrimPrefix(string(line), endPrefix), endSuffix)
 			inside = false
-		case inside:
-			// Anything else a client printed meanwhile lands between the
-			// markers in a merged log; the checksum tells.
-			body = append([]byte(nil), line...)
-			bodyLines++
+		case inside && bytes.HasPrefix(line, []byte(fragmentPrefix)):
+			body = append(body, line[len(fragmentPrefix):]...)
 		}
 	}
 	if err := scanner.Err(); err != nil {
@@ -108,7 +119,7 @@ func lastFrame(data []byte) ([]byte, string, error) {
 		return found, foundSum, nil
 	}
 	if sawBegin {
-		return nil, "", errors.New("client report incomplete: the log ends before its end marker, or other output was interleaved")
+		return nil, "", errors.New("client report incomplete: the log ends before its end marker")
 	}
 	return nil, "", ErrNoReport
 }

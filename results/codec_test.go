@@ -17,28 +17,55 @@ func sampleReport() *ClientReport {
 }
 
 func TestClientReportRoundTripsThroughALogWithOtherLines(t *testing.T) {
+	var report bytes.Buffer
+	big := sampleReport()
+	for i := 0; i < 40; i++ {
+		big.Runs = append(big.Runs, CellRun{Cell: strings.Repeat("c", 200), Repetition: int32(i)})
+	}
+	if err := WriteClientReport(&report, big); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(report.String(), "\n"), "\n")
+	if len(lines) < 5 {
+		t.Fatalf("a report of %d bytes should span several fragment lines", report.Len())
+	}
+	for _, l := range lines {
+		if len(l) > fragmentBytes+len(fragmentPrefix) {
+			t.Fatalf("line of %d bytes: the runtime may split it", len(l))
+		}
+	}
+	// The runtime copies stderr separately: its lines may land anywhere
+	// between the report's lines.
 	var log bytes.Buffer
 	log.WriteString("I1129 layout done\n")
-	if err := WriteClientReport(&log, sampleReport()); err != nil {
-		t.Fatal(err)
+	for i, l := range lines {
+		log.WriteString(l + "\n")
+		if i%2 == 1 {
+			log.WriteString("2026-11-30T01:03:01Z client 1 target fast: cell done\n")
+		}
 	}
 	log.WriteString("I1129 bye\n")
 	got, err := ReadClientReport(&log, 1<<20)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Target != "fast" || got.Client != 1 || got.Generation != 3 || len(got.Runs) != 1 {
+	if got.Target != "fast" || got.Client != 1 || got.Generation != 3 || len(got.Runs) != 41 {
 		t.Fatalf("round trip changed the report: %+v", got)
 	}
 }
 
 func TestReadClientReportRefusesBrokenInput(t *testing.T) {
 	var good bytes.Buffer
-	if err := WriteClientReport(&good, sampleReport()); err != nil {
+	report := sampleReport()
+	for i := 0; i < 20; i++ {
+		report.Runs = append(report.Runs, CellRun{Cell: strings.Repeat("x", 300), Repetition: int32(i)})
+	}
+	if err := WriteClientReport(&good, report); err != nil {
 		t.Fatal(err)
 	}
 	full := good.String()
 	lines := strings.Split(strings.TrimSuffix(full, "\n"), "\n")
+	withoutFragment := strings.Join(append(append([]string{}, lines[:2]...), lines[3:]...), "\n") + "\n"
 	otherSchema := sampleReport()
 	otherSchema.SchemaVersion = "storagebench.io/client-report/v0"
 	var old bytes.Buffer
@@ -52,7 +79,7 @@ func TestReadClientReportRefusesBrokenInput(t *testing.T) {
 		"garbage":                 {"\x00\xff garbage\n{not json\n", ErrNoReport.Error()},
 		"truncated before end":    {full[:len(full)/2], "incomplete"},
 		"body altered":            {strings.Replace(full, `"fast"`, `"slow"`, 1), "checksum does not match"},
-		"line interleaved":        {lines[0] + "\nnoise\n" + lines[1] + "\n" + lines[2] + "\n", "incomplete"},
+		"fragment missing":        {withoutFragment, "checksum does not match"},
 		"other schema":            {old.String(), "schema"},
 		"valid checksum bad json": {frame("{not json"), "not valid JSON"},
 		"oversized":               {strings.Repeat("x", 2000), "larger than"},
@@ -77,7 +104,7 @@ func TestReadClientReportRefusesBrokenInput(t *testing.T) {
 // content does.
 func frame(body string) string {
 	var b bytes.Buffer
-	b.WriteString(beginMarker + "\n" + body + "\n")
+	b.WriteString(beginMarker + "\n" + fragmentPrefix + body + "\n")
 	sum := sha256Hex([]byte(body))
 	b.WriteString(endPrefix + sum + endSuffix + "\n")
 	return b.String()

@@ -20,7 +20,7 @@ func FuzzReadClientReport(f *testing.F) {
 	_ = WriteClientReport(&good, sampleReport())
 	f.Add(good.Bytes())
 	f.Add([]byte(frame(`{"schemaVersion":"storagebench.io/client-report/v1","runs":[{"cell":"x","document":{"jobs":[{"read":{"iops":1e308}}],"storagebench":{"jobs":[{"read":{"clat":"v1.AAAA"}}]}}}]}`)))
-	f.Add([]byte(beginMarker + "\n{}\n" + endPrefix + "00" + endSuffix + "\n"))
+	f.Add([]byte(beginMarker + "\n" + fragmentPrefix + "{}\n" + endPrefix + "00" + endSuffix + "\n"))
 	f.Add([]byte("plain text\n"))
 	f.Fuzz(func(t *testing.T, log []byte) {
 		r, err := ReadClientReport(bytes.NewReader(log), 1<<20)
@@ -43,8 +43,11 @@ func FuzzMergeReportBody(f *testing.F) {
 	}
 	r.Generation, r.Client = 1, 0
 	_ = WriteClientReport(&good, r)
-	lines := bytes.Split(good.Bytes(), []byte("\n"))
-	f.Add(lines[1])
+	body, _, err := lastFrame(good.Bytes())
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(body)
 	f.Add([]byte(`{"schemaVersion":"storagebench.io/client-report/v1","target":"fast","generation":1,"client":1}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		if bytes.ContainsRune(body, '\n') {
