@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -22,9 +23,12 @@ func (r *StorageBenchmarkReconciler) startGeneration(p *pass) {
 		Conditions:         b.Status.Conditions,
 		StartTime:          &now,
 	}
+	var names []string
 	for _, t := range b.Spec.Targets {
 		b.Status.Targets = append(b.Status.Targets, sbv1.TargetStatus{Name: t.Name, State: sbv1.TargetPending})
+		names = append(names, t.Name)
 	}
+	b.Status.TargetNames = strings.Join(names, ",")
 	p.conditions().running(sbv1.ReasonRunStarted, fmt.Sprintf("run for generation %d started", b.Generation))
 	p.normal(sbv1.ReasonRunStarted, "Start", fmt.Sprintf("starting the run for generation %d", b.Generation))
 }

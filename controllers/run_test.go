@@ -102,8 +102,8 @@ func TestRunOfTwoTargetsTwoClientsThreeCellsMergesExactly(t *testing.T) {
 		meta.FindStatusCondition(got.Status.Conditions, sbv1.ConditionStalled) != nil {
 		t.Fatalf("a successful run is Ready, not Reconciling or Stalled: %+v", got.Status.Conditions)
 	}
-	if got.Status.Progress == nil || got.Status.Progress.Summary != "6/6" {
-		t.Fatalf("progress %+v, want 6/6", got.Status.Progress)
+	if got.Status.Progress == nil || got.Status.Progress.Summary != "6/6" || got.Status.TargetNames != "fast,slow" {
+		t.Fatalf("progress %+v, targets %q; want 6/6 of fast,slow", got.Status.Progress, got.Status.TargetNames)
 	}
 	// Both targets got the same samples: equal IOPS, so no regression and
 	// a verdict of Passed; fast (first in spec order) ranks first.

@@ -37,6 +37,12 @@ type StorageBenchmarkStatus struct {
 	// +optional
 	Progress *Progress `json:"progress,omitempty"`
 
+	// targetNames lists the targets of the run, comma-separated, for
+	// `kubectl get` (a printer column cannot join a list).
+	// +optional
+	// +kubebuilder:validation:MaxLength=600
+	TargetNames string `json:"targetNames,omitempty"`
+
 	// targets holds each target's state, timings, environment and per-cell
 	// results merged over all clients.
 	// +optional

@@ -11,7 +11,7 @@ import (
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=sbench,categories=storagebench
-// +kubebuilder:printcolumn:name="Targets",type=string,JSONPath=`.spec.targets[*].name`
+// +kubebuilder:printcolumn:name="Targets",type=string,JSONPath=`.status.targetNames`
 // +kubebuilder:printcolumn:name="Progress",type=string,JSONPath=`.status.progress.summary`
 // +kubebuilder:printcolumn:name="Verdict",type=string,JSONPath=`.status.verdict`
 // +kubebuilder:printcolumn:name="Best",type=string,JSONPath=`.status.recommendation.target`
