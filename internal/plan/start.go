@@ -8,7 +8,7 @@ import (
 
 // StartLead is how far ahead of its publication the start instant lies:
 // long enough for every polling client to see it in time.
-const StartLead = 5 * time.Second
+const StartLead = 3 * time.Second
 
 // StartRecord is what the controller publishes, under the target's key of
 // the start ConfigMap, once every client of the target is ready.
