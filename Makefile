@@ -37,6 +37,7 @@ LDFLAGS := -X github.com/storagebench/storagebench/internal/version.Version=$(VE
 # Packages tested by `make test`: everything but the e2e suite, which needs a
 # running cluster (make e2e).
 TEST_PACKAGES ?= ./...
+FUZZTIME ?= 10s
 
 .PHONY: help
 help: ## Show the targets.
@@ -73,6 +74,19 @@ envtest: ## Build etcd, kube-apiserver and kubectl for envtest (cached).
 .PHONY: test
 test: ## Run unit and envtest integration tests.
 	KUBEBUILDER_ASSETS="$$(hack/k8s-binaries.sh envtest)" go test $(TEST_PACKAGES)
+
+.PHONY: e2e
+e2e: image $(HELM) ## Run the end-to-end tests on a local single-node cluster (started and stopped here).
+	IMAGE_TAR="$(IMAGE_TAR)" IMG="$(IMG)" HELM="$(HELM)" hack/e2e.sh
+
+.PHONY: fuzz
+fuzz: ## Run every fuzz target briefly (FUZZTIME each, default 10s).
+	@for target in engine/hist:FuzzDecode engine:FuzzParseArgs engine:FuzzParseJobFile \
+	  results:FuzzReadClientReport results:FuzzMergeReportBody; do \
+	  pkg=$${target%%:*}; name=$${target##*:}; \
+	  echo "go test ./$$pkg -run '^$$' -fuzz '^$$name$$' -fuzztime $(FUZZTIME)"; \
+	  go test ./$$pkg -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME); \
+	done
 
 .PHONY: verify
 verify: generate manifests helm-docs ## Regenerate everything and fail on any diff; check gofmt and vet.

@@ -1,0 +1,86 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/yaml"
+
+	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
+)
+
+// localClasses are the local cluster's storage classes the samples' targets
+// are mapped onto, in turn.
+var localClasses = []string{"fast", "capped-8000", "capped-1500"}
+
+// scaleDown is the documented override that fits a sample onto the local
+// cluster: the matrix, the targets and the thresholds stay as published,
+// while everything sized for a cloud shrinks.
+//   - targets: storage classes replaced by the local classes in turn,
+//     volumes 200Mi (the local PVs hold 230Mi)
+//   - clients: at most 2 per target, with a CPU request
+//   - data set: 32Mi per client, at most 4 files
+//   - cells: 2 s each, no ramp, queue depth at most 16, at most 2 jobs,
+//     one repetition
+func scaleDown(b *sbv1.StorageBenchmark) {
+	for i := range b.Spec.Targets {
+		t := &b.Spec.Targets[i]
+		if t.StorageClassName != nil {
+			t.StorageClassName = ptr.To(localClasses[i%len(localClasses)])
+			t.Size = ptr.To(resource.MustParse("200Mi"))
+		}
+	}
+	b.Spec.Clients.Count = min(max(b.Spec.Clients.Count, 1), 2)
+	b.Spec.Clients.Resources = clientResources()
+	b.Spec.Dataset.SizePerClient = "32Mi"
+	b.Spec.Dataset.FilesPerClient = min(max(b.Spec.Dataset.FilesPerClient, 1), 4)
+	b.Spec.Repetitions = 1
+	for i := range b.Spec.Workloads {
+		w := &b.Spec.Workloads[i]
+		w.DurationSeconds, w.RampSeconds = 2, 0
+		for k := range w.QueueDepths {
+			w.QueueDepths[k] = min(w.QueueDepths[k], 16)
+		}
+		for k := range w.NumJobs {
+			w.NumJobs[k] = min(w.NumJobs[k], 2)
+		}
+	}
+}
+
+// TestEverySampleCompletes applies every sample under config/samples/,
+// scaled down, side by side, and waits for each to complete (whatever its
+// verdict: the thresholds were written for the cloud).
+func TestEverySampleCompletes(t *testing.T) {
+	files, err := filepath.Glob("../../config/samples/*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range files {
+		if filepath.Base(file) == "kustomization.yaml" {
+			continue
+		}
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".yaml"), func(t *testing.T) {
+			t.Parallel()
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := &sbv1.StorageBenchmark{}
+			if err := yaml.UnmarshalStrict(data, b); err != nil {
+				t.Fatal(err)
+			}
+			scaleDown(b)
+			b.Namespace = benchNamespace(t, "sample")
+			create(t, b)
+			got := waitCompleted(t, b.Namespace, b.Name, 15*time.Minute)
+			t.Logf("%s: verdict %s, %d cells x %d targets, %d warnings", b.Name, got.Status.Verdict, len(got.Spec.Cells()), len(got.Spec.Targets), len(got.Status.Warnings))
+		})
+	}
+}
