@@ -59,6 +59,10 @@ func Start() (*Env, error) {
 	}
 	cfg, err := env.Start()
 	if err != nil {
+		// Start leaves etcd and the apiserver running when a later step
+		// (installing the CRDs) fails: stop them, or every failed run leaks
+		// two processes.
+		_ = env.Stop()
 		return nil, fmt.Errorf("starting envtest (etcd and kube-apiserver from KUBEBUILDER_ASSETS=%s): %w", os.Getenv("KUBEBUILDER_ASSETS"), err)
 	}
 	c, err := client.New(cfg, client.Options{Scheme: scheme})
