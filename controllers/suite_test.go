@@ -121,15 +121,7 @@ func newNamespace(t *testing.T) string {
 // eventually polls check until it returns nil or the timeout passes.
 func eventually(t *testing.T, timeout time.Duration, what string, check func() error) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	var err error
-	for time.Now().Before(deadline) {
-		if err = check(); err == nil {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("timed out after %s waiting for %s: %v", timeout, what, err)
+	testenv.Eventually(t, timeout, 100*time.Millisecond, what, check)
 }
 
 func getBenchmark(t *testing.T, ns, name string) *sbv1.StorageBenchmark {

@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
+	"github.com/storagebench/storagebench/internal/testenv"
 	"github.com/storagebench/storagebench/results"
 )
 
@@ -120,18 +121,10 @@ func get(t *testing.T, ns, name string) *sbv1.StorageBenchmark {
 	return b
 }
 
-// waitFor polls until check passes, logging the benchmark's progress.
+// waitFor polls until check passes.
 func waitFor(t *testing.T, timeout time.Duration, what string, check func() error) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	var err error
-	for time.Now().Before(deadline) {
-		if err = check(); err == nil {
-			return
-		}
-		time.Sleep(time.Second)
-	}
-	t.Fatalf("timed out after %s waiting for %s: %v", timeout, what, err)
+	testenv.Eventually(t, timeout, time.Second, what, check)
 }
 
 func condition(b *sbv1.StorageBenchmark, kind string) *metav1.Condition {
