@@ -21,11 +21,18 @@ import (
 )
 
 // StartSignal delivers the start instant every client of a target shares.
+// A signal that must be reachable before the client reports ready (the
+// cluster's ConfigMap) also implements Primer.
 type StartSignal interface {
 	// Wait blocks until the start instant is published. It also returns
 	// the client's estimated clock offset from the publisher (positive:
 	// the client is ahead); an error when it is beyond the plan's bound.
 	Wait(ctx context.Context) (start time.Time, clockOffset time.Duration, err error)
+}
+
+// Primer is a start signal the client checks once before reporting ready.
+type Primer interface {
+	Prime(ctx context.Context) error
 }
 
 // Client is one client of a target.
@@ -73,6 +80,14 @@ func (c *Client) run(ctx context.Context, report *results.ClientReport) error {
 		return fmt.Errorf("laying out the data set: %w", err)
 	}
 	report.PrepareMilliseconds = time.Since(began).Milliseconds()
+	if primer, ok := c.Signal.(Primer); ok {
+		primeCtx, cancel := context.WithTimeout(ctx, time.Duration(max(c.Plan.WaitForStartSeconds, 1))*time.Second)
+		err := primer.Prime(primeCtx)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("reaching the start signal: %w", err)
+		}
+	}
 	if c.Ready != nil {
 		if err := c.Ready(); err != nil {
 			return fmt.Errorf("reporting ready: %w", err)

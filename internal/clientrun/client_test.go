@@ -130,13 +130,3 @@ func TestClientReportsAnUnusableDataPath(t *testing.T) {
 		t.Fatalf("want an error naming the path, got %q", r.Error)
 	}
 }
-
-func TestClockOffsetBound(t *testing.T) {
-	if err := CheckClockOffset(400*time.Millisecond, 500*time.Millisecond); err != nil {
-		t.Fatal(err)
-	}
-	err := CheckClockOffset(-2*time.Second, 500*time.Millisecond)
-	if err == nil || !strings.Contains(err.Error(), "-2000 ms off") || !strings.Contains(err.Error(), "maxClockOffsetMilliseconds") {
-		t.Fatalf("got %v", err)
-	}
-}

@@ -3,6 +3,7 @@ package clientrun
 import (
 	"context"
 	"fmt"
+	"io"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -13,7 +14,7 @@ import (
 )
 
 // PollInterval is how often a waiting cluster client reads the start
-// ConfigMap. It also bounds the clock-offset estimate's uncertainty.
+// ConfigMap.
 const PollInterval = 200 * time.Millisecond
 
 // ConfigMapSignal waits for the controller to publish the start instant in
@@ -28,37 +29,63 @@ type ConfigMapSignal struct {
 	Generation int64
 	// MaxClockOffset is the plan's bound on the clock offset.
 	MaxClockOffset time.Duration
+	// Log receives a line when reading the ConfigMap fails.
+	Log io.Writer
+
+	// lastMiss is when the last successful read that found no record for
+	// this generation was sent: the record was published after it.
+	lastMiss time.Time
 }
 
-// Wait polls until the record for this generation appears. The clock check
-// relies on clients polling before the controller publishes (it publishes
-// only once all are ready): the record is then seen within one poll
-// interval of its publication, so local receive time minus publishedAt is
-// the clock offset give or take half an interval.
+// Prime reads the ConfigMap until one read succeeds, so that the client
+// only reports ready once it can see the start: the controller publishes
+// when every client is ready, and each then sees the record within a poll.
+func (s *ConfigMapSignal) Prime(ctx context.Context) error {
+	_, _, err := s.poll(ctx, true)
+	return err
+}
+
+// Wait polls until the record for this generation appears and checks the
+// client's clock against the controller's (see clockWindow).
 func (s *ConfigMapSignal) Wait(ctx context.Context) (time.Time, time.Duration, error) {
+	return s.poll(ctx, false)
+}
+
+func (s *ConfigMapSignal) poll(ctx context.Context, primeOnly bool) (time.Time, time.Duration, error) {
 	ticker := time.NewTicker(PollInterval)
 	defer ticker.Stop()
+	failures := 0
 	for {
+		sent := time.Now()
 		cm, err := s.Client.CoreV1().ConfigMaps(s.Namespace).Get(ctx, s.Name, metav1.GetOptions{})
 		received := time.Now()
 		switch {
-		case err == nil:
-			if value, ok := cm.Data[s.Key]; ok {
+		case err == nil || apierrors.IsNotFound(err):
+			var value string
+			var found bool
+			if err == nil {
+				value, found = cm.Data[s.Key]
+			}
+			if found {
 				record, err := plan.DecodeStartRecord(value)
 				if err != nil {
 					return time.Time{}, 0, err
 				}
 				if record.Generation == s.Generation {
-					offset := received.Sub(record.PublishedAt) - PollInterval/2
-					return record.Start, offset, CheckClockOffset(offset, s.MaxClockOffset)
+					offset, err := s.clockWindow(record, received)
+					return record.Start, offset, err
 				}
 			}
-		case apierrors.IsNotFound(err):
-			// Not published yet.
-		case ctx.Err() != nil:
-			return time.Time{}, 0, fmt.Errorf("no start published in configmap %s/%s: %w", s.Namespace, s.Name, context.Cause(ctx))
-		default:
-			// Transient API errors: keep polling until the deadline.
+			s.lastMiss = sent
+			if primeOnly {
+				return time.Time{}, 0, nil
+			}
+		case ctx.Err() == nil:
+			// Transient API errors: keep polling until the deadline, and
+			// say so now and then.
+			if failures++; failures == 1 || failures%25 == 0 {
+				s.logf("reading configmap %s/%s failed (%d times so far): %v", s.Namespace, s.Name, failures, err)
+			}
 		}
 		select {
 		case <-ctx.Done():
@@ -68,17 +95,44 @@ func (s *ConfigMapSignal) Wait(ctx context.Context) (time.Time, time.Duration, e
 	}
 }
 
-// CheckClockOffset refuses to start with a clock too far from the
-// controller's: the client's cells would not overlap with the others'. Half
-// a poll interval of slack covers the estimate's own uncertainty.
-func CheckClockOffset(offset, bound time.Duration) error {
-	if bound <= 0 {
-		return nil
+// clockWindow bounds the client's clock offset from the controller's. The
+// record was published (at publishedAt, controller clock) after the last
+// read that missed it was sent and before this read returned, so
+//
+//	lastMiss - publishedAt <= offset <= received - publishedAt
+//
+// (local clock minus controller clock). The run is refused only when the
+// whole window lies beyond the bound: a slow or failing API widens the
+// window but never makes a good clock look bad. A client that sees the
+// start only after it has passed is refused too: its cells would not
+// overlap the others'.
+func (s *ConfigMapSignal) clockWindow(record plan.StartRecord, received time.Time) (time.Duration, error) {
+	hi := received.Sub(record.PublishedAt)
+	estimate := hi
+	if !s.lastMiss.IsZero() {
+		lo := s.lastMiss.Sub(record.PublishedAt)
+		estimate = (lo + hi) / 2
+		if s.MaxClockOffset > 0 && lo > s.MaxClockOffset {
+			return estimate, clockError(lo, s.MaxClockOffset)
+		}
 	}
-	limit := bound + PollInterval/2
-	if offset > limit || offset < -limit {
-		return fmt.Errorf("this node's clock is %d ms off the controller's (bound %d ms): synchronize the node clocks (NTP) or raise spec.clients.maxClockOffsetMilliseconds",
-			offset.Milliseconds(), bound.Milliseconds())
+	if s.MaxClockOffset > 0 && hi < -s.MaxClockOffset {
+		return estimate, clockError(hi, s.MaxClockOffset)
 	}
-	return nil
+	if late := received.Sub(record.Start); late > 0 {
+		return estimate, fmt.Errorf("the start (%s) had passed %d ms before this client could read it: the API server was slow or unreachable from the pod (reads are retried every %s)",
+			record.Start.UTC().Format(time.RFC3339Nano), late.Milliseconds(), PollInterval)
+	}
+	return estimate, nil
+}
+
+func clockError(offset, bound time.Duration) error {
+	return fmt.Errorf("this node's clock is at least %d ms off the controller's (bound %d ms): synchronize the node clocks (NTP) or raise spec.clients.maxClockOffsetMilliseconds",
+		offset.Milliseconds(), bound.Milliseconds())
+}
+
+func (s *ConfigMapSignal) logf(format string, args ...any) {
+	if s.Log != nil {
+		fmt.Fprintf(s.Log, "%s %s\n", time.Now().Format(time.RFC3339), fmt.Sprintf(format, args...))
+	}
 }
