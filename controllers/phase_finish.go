@@ -6,6 +6,7 @@ import (
 
 	"fmt"
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -38,15 +39,23 @@ func (r *StorageBenchmarkReconciler) failRun(p *pass, s *snapshot, failed *targe
 }
 
 // stopFailedRun deletes the client Jobs a failed run still has running.
-// Finished and failed Jobs stay until the benchmark is deleted, so their
-// logs can be read.
+// A Job with a failed pod is left alone: with backoffLimit 0 the Job
+// controller fails it and stops its other pods itself, and keeping it keeps
+// the failed pod's log readable until the benchmark is deleted.
 func (r *StorageBenchmarkReconciler) stopFailedRun(ctx context.Context, b *sbv1.StorageBenchmark) error {
 	s, err := r.observe(ctx, b)
 	if err != nil {
 		return err
 	}
+	failedPodOf := map[string]bool{}
+	for _, pod := range s.pods {
+		if owner := metav1.GetControllerOf(pod); owner != nil && pod.Status.Phase == corev1.PodFailed {
+			failedPodOf[owner.Name] = true
+		}
+	}
 	for _, job := range s.jobs {
-		if job.DeletionTimestamp == nil && jobCondition(job, batchv1.JobComplete) == nil && jobCondition(job, batchv1.JobFailed) == nil {
+		if job.DeletionTimestamp == nil && !failedPodOf[job.Name] &&
+			jobCondition(job, batchv1.JobComplete) == nil && jobCondition(job, batchv1.JobFailed) == nil {
 			if err := r.deleteChild(ctx, job); err != nil {
 				return err
 			}

@@ -236,6 +236,24 @@ func TestFailingClientStallsTheRunNamingThePod(t *testing.T) {
 	if got.Status.Targets[1].State != sbv1.TargetFailed || !strings.Contains(got.Status.Targets[1].Message, "not run") {
 		t.Fatalf("the target that never ran says so: %+v", got.Status.Targets[1])
 	}
+	// The other client's Job is stopped; the failed client's Job stays, so
+	// its log can still be read.
+	eventually(t, 10*time.Second, "the running client's job deleted, the failed one kept", func() error {
+		var jobs batchv1.JobList
+		if err := k8sClient.List(context.Background(), &jobs, client.InNamespace(ns)); err != nil {
+			return err
+		}
+		live := map[string]bool{}
+		for _, j := range jobs.Items {
+			if j.DeletionTimestamp == nil {
+				live[j.Name] = true
+			}
+		}
+		if !live["failing-fast-g1-c1"] || live["failing-fast-g1-c0"] {
+			return fmt.Errorf("live jobs %v", live)
+		}
+		return nil
+	})
 }
 
 func TestUnreadableLogsStallTheRunWithAClearReason(t *testing.T) {
