@@ -408,3 +408,30 @@ func TestExistingClaimTargetsUseTheUsersClaim(t *testing.T) {
 		}
 	}
 }
+
+func TestParallelTargetsRunAtTheSameTime(t *testing.T) {
+	ns := newNamespace(t)
+	b := twoTargetBenchmark(ns, "parallel")
+	b.Spec.TargetExecution = sbv1.TargetsParallel
+	createBenchmark(t, b)
+	// Both targets get their clients at once, and the run completes when
+	// both have results.
+	fastJobs := targetJobs(t, ns, "fast", 1, 2)
+	slowJobs := targetJobs(t, ns, "slow", 1, 1)
+	bindClaims(t, ns, "fast")
+	bindClaims(t, ns, "slow")
+	fastPods, slowPods := startPods(t, fastJobs), startPods(t, slowJobs)
+	fastPlan, slowPlan := targetPlan(t, ns, "parallel", "fast", 1), targetPlan(t, ns, "parallel", "slow", 1)
+	fastStart := waitForStartAndRunThrough(t, ns, "parallel", "fast", fastPlan)
+	slowStart := waitForStartAndRunThrough(t, ns, "parallel", "slow", slowPlan)
+	for i, pod := range fastPods {
+		finishPod(t, pod, clientLog(t, fastPlan, int32(i), fastStart))
+	}
+	for i, pod := range slowPods {
+		finishPod(t, pod, clientLog(t, slowPlan, int32(i), slowStart))
+	}
+	got := waitForCompleted(t, ns, "parallel")
+	if got.Status.Verdict != sbv1.VerdictPassed || len(got.Status.Comparison.Cells) != 3 {
+		t.Fatalf("verdict %s, comparison %+v", got.Status.Verdict, got.Status.Comparison)
+	}
+}
