@@ -5,7 +5,11 @@
 # line per workload: IOPS medians and their ratio, CPU per IO (from each
 # tool's JSON: (usr_cpu+sys_cpu)% x job_runtime / total IOs, and from the
 # whole process's rusage, which also counts io_uring worker threads and
-# runtime threads) and their ratio, and clat p50/p99.
+# runtime threads) and their ratio, clat p50/p99, and the queue depth each
+# tool actually kept (fio's iodepth_level buckets: "4-7" means 4 to 7 IOs in
+# flight). The depths can differ: fio's io_uring engine rounds --iodepth up
+# to a power of two (3 runs as 4), so a depth that is not one gets a second
+# line at the next power of two where both tools run the same depth.
 #
 # Environment:
 #   BENCH_FILE     test file (default /var/tmp/storagebench-bench/bench.dat)
@@ -50,6 +54,7 @@ workloads=(
 	"4k-randwrite-qd32|--rw=randwrite --bs=4k --iodepth=32 --numjobs=1"
 	"4k-randrw70-qd16-4jobs|--rw=randrw --rwmixread=70 --bs=4k --iodepth=16 --numjobs=4"
 	"8k-randwrite-qd3-8jobs-sync|--rw=randwrite --bs=8k --iodepth=3 --numjobs=8 --sync=1"
+	"8k-randwrite-qd4-8jobs-sync|--rw=randwrite --bs=8k --iodepth=4 --numjobs=8 --sync=1"
 	"1m-read-qd8|--rw=read --bs=1m --iodepth=8 --numjobs=1"
 	"4k-randread-qd1|--rw=randread --bs=4k --iodepth=1 --numjobs=1"
 )
@@ -74,10 +79,10 @@ PY
 }
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; $(uname -r); fio $(fio --version); file $BENCH_FILE ($BENCH_SIZE); ${BENCH_RUNTIME}s x ${BENCH_ROUNDS} rounds each"
-printf '%-28s %9s %9s %6s | %8s %8s %6s | %8s %8s %6s | %13s %13s | %s\n' \
-	workload fio_iops sb_iops ratio cpu_fio cpu_sb ratio pcpu_fio pcpu_sb ratio "fio_p50/p99" "sb_p50/p99" "iops spread fio / sb"
-printf '%-28s %9s %9s %6s | %8s %8s %6s | %8s %8s %6s | %13s %13s |\n' \
-	"" "" "" "" "us/IO" "us/IO" "" "us/IO" "us/IO" "" "us" "us"
+printf '%-28s %9s %9s %6s | %8s %8s %6s | %8s %8s %6s | %13s %13s | %-11s | %s\n' \
+	workload fio_iops sb_iops ratio cpu_fio cpu_sb ratio pcpu_fio pcpu_sb ratio "fio_p50/p99" "sb_p50/p99" "qd fio/sb" "iops spread fio / sb"
+printf '%-28s %9s %9s %6s | %8s %8s %6s | %8s %8s %6s | %13s %13s | %-11s |\n' \
+	"" "" "" "" "us/IO" "us/IO" "" "us/IO" "us/IO" "" "us" "us" "in flight"
 for w in "${workloads[@]}"; do
 	name=${w%%|*}
 	read -r -a args <<<"${w#*|}"
@@ -108,18 +113,33 @@ def one(tool, i):
         proc_cpu = float(f.read())
     pct = best["clat_ns"].get("percentile", {})
     return dict(iops=iops, cpu=cpu_s / ios * 1e6, pcpu=proc_cpu / ios * 1e6,
-                p50=pct.get("50.000000", 0) / 1e3, p99=pct.get("99.000000", 0) / 1e3)
+                p50=pct.get("50.000000", 0) / 1e3, p99=pct.get("99.000000", 0) / 1e3,
+                depth=depth_bucket(doc["jobs"]))
+
+# The iodepth_level bucket holding most submissions, summed over jobs.
+DEPTH_RANGES = {"1": "1", "2": "2-3", "4": "4-7", "8": "8-15", "16": "16-31", "32": "32-63", ">=64": ">=64"}
+def depth_bucket(jobs):
+    share = {}
+    for j in jobs:
+        for k, v in j.get("iodepth_level", {}).items():
+            share[k] = share.get(k, 0) + float(v)
+    if not share or max(share.values()) == 0:
+        return "?"
+    return DEPTH_RANGES.get(max(share, key=share.get), "?")
 
 res = {t: [one(t, i) for i in range(rounds)] for t in ("fio", "sb")}
-med = {t: {k: statistics.median(r[k] for r in res[t]) for k in res[t][0]} for t in res}
+med = {t: {k: statistics.median(r[k] for r in res[t]) for k in res[t][0] if k != "depth"} for t in res}
+depth = {t: "/".join(sorted({r["depth"] for r in res[t]})) for t in res}
 f, s = med["fio"], med["sb"]
 ratio = lambda a, b: (a / b) if b else float("nan")
 spread = lambda t: "%.0f-%.0f" % (min(r["iops"] for r in res[t]), max(r["iops"] for r in res[t]))
-print("%-28s %9.0f %9.0f %6.3f | %8.2f %8.2f %6.3f | %8.2f %8.2f %6.3f | %6.0f/%-6.0f %6.0f/%-6.0f | %s / %s" % (
+print("%-28s %9.0f %9.0f %6.3f | %8.2f %8.2f %6.3f | %8.2f %8.2f %6.3f | %6.0f/%-6.0f %6.0f/%-6.0f | %-11s | %s / %s" % (
     name, f["iops"], s["iops"], ratio(s["iops"], f["iops"]),
     f["cpu"], s["cpu"], ratio(s["cpu"], f["cpu"]),
     f["pcpu"], s["pcpu"], ratio(s["pcpu"], f["pcpu"]),
-    f["p50"], f["p99"], s["p50"], s["p99"], spread("fio"), spread("sb")))
+    f["p50"], f["p99"], s["p50"], s["p99"], depth["fio"] + "/" + depth["sb"], spread("fio"), spread("sb")))
+if depth["fio"] != depth["sb"]:
+    print("  ^ not the same queue depth: the ratio compares unequal work (fio's io_uring engine rounds iodepth up to a power of two)")
 PY
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg); raw results in $raw"
