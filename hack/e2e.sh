@@ -34,5 +34,8 @@ echo "=== e2e: installing the operator with its Helm chart"
   --wait --timeout 5m
 
 echo "=== e2e: tests"
+# -parallel: the samples test applies every sample side by side and mostly
+# waits on fixed cell durations, so it need not be limited to GOMAXPROCS
+# (2 here) subtests at a time.
 STORAGEBENCH_E2E_MANAGER_NAMESPACE=$namespace \
-  go test -tags e2e -count=1 -timeout 40m -v -run "${E2E_RUN:-.}" ./hack/e2e/ 2>&1 | grep -Ev '^=== (PAUSE|CONT)'
+  go test -tags e2e -count=1 -timeout 40m -parallel 8 -v -run "${E2E_RUN:-.}" ./hack/e2e/ 2>&1 | grep -Ev '^=== (PAUSE|CONT)'
