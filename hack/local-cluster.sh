@@ -70,6 +70,7 @@ kv_peer_port=$((kv_port + 1))
 # by the harness to the apiserver on 127.0.0.1. There is no kube-proxy and no
 # cluster DNS (pods get a resolv.conf pointing at 127.0.0.1).
 bridge=sbench0
+bridge_mac=02:5b:be:00:00:01 # locally administered (02:...), fixed: see setup_network
 cni_network=storagebench-local
 pod_subnet=10.123.0.0/24
 pod_gateway=10.123.0.1
@@ -481,6 +482,13 @@ setup_network() {
   if ! ip link show "$bridge" >/dev/null 2>&1; then
     ip link add "$bridge" type bridge
   fi
+  # A bridge without an address of its own takes the lowest MAC among its
+  # ports, so it changes whenever a pod's veth comes or goes. Pods cache the
+  # gateway's (and the Service address's) MAC, and after such a change their
+  # packets to the API go to a MAC nobody has until the neighbour entry
+  # expires: 30 to 45 s without the API after pod churn. A fixed, locally
+  # administered address stops that.
+  ip link set "$bridge" address "$bridge_mac"
   ip addr replace "$pod_gateway/${pod_subnet#*/}" dev "$bridge"
   ip addr replace "$service_ip/32" dev "$bridge"
   ip link set "$bridge" up
