@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
@@ -21,6 +22,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/storagebench/storagebench/internal/podsecurity"
+	"github.com/storagebench/storagebench/internal/testenv"
 )
 
 // flagValue finds --name=value (or a bare --name, value "true") in args; the
@@ -431,19 +433,30 @@ func checkAuthorizer(t *testing.T, saNamespace, saName string, watch []string) {
 	if len(benchNamespaces) == 0 {
 		benchNamespaces = []string{"any-namespace"}
 	}
-	for p := range triples(configRules(t, "role.yaml")) {
-		if clusterScoped(t, p.group, p.resource) {
-			if !can("", p) {
-				t.Errorf("the manager may not %s", p)
+	rules := triples(configRules(t, "role.yaml"))
+	// The RBAC authorizer works from informers: objects applied a moment
+	// ago may not be in its cache yet, so the grants are awaited.
+	testenv.Eventually(t, 10*time.Second, 100*time.Millisecond, "the RBAC authorizer to grant the manager its rules", func() error {
+		var denied []string
+		for p := range rules {
+			namespaces := benchNamespaces
+			if clusterScoped(t, p.group, p.resource) {
+				namespaces = []string{""}
 			}
-			continue
-		}
-		for _, ns := range benchNamespaces {
-			if !can(ns, p) {
-				t.Errorf("the manager may not %s in %s", p, ns)
+			for _, ns := range namespaces {
+				if !can(ns, p) {
+					denied = append(denied, fmt.Sprintf("%s in %q", p, ns))
+				}
 			}
 		}
-		if len(watch) > 0 && (can("", p) || can("not-watched", p)) {
+		if len(denied) > 0 {
+			sort.Strings(denied)
+			return fmt.Errorf("the manager may not %s", strings.Join(denied, "; "))
+		}
+		return nil
+	})
+	for p := range rules {
+		if !clusterScoped(t, p.group, p.resource) && len(watch) > 0 && (can("", p) || can("not-watched", p)) {
 			t.Errorf("watching %q, the manager may still %s outside them", watch, p)
 		}
 	}
