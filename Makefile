@@ -62,6 +62,7 @@ generate: $(CONTROLLER_GEN) ## Generate deepcopy code.
 .PHONY: manifests
 manifests: $(CONTROLLER_GEN) ## Generate the CRD and RBAC manifests under config/ and sync them into the chart.
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
+	go run ./hack/crd-bounds config/crd/bases/*.yaml
 	$(CONTROLLER_GEN) rbac:roleName=storagebench-manager paths=./controllers/... output:rbac:artifacts:config=config/rbac
 	go run ./hack/sync-chart -config config -chart $(CHART)
 

@@ -76,7 +76,7 @@ func buildClientPodSpec(b *sbv1.StorageBenchmark, t *sbv1.Target, j clientJob, c
 	c := b.Spec.Clients
 	resources := cfg.DefaultResources
 	if c.Resources != nil {
-		resources = *c.Resources
+		resources = c.Resources.Requirements()
 	}
 	nodeSelector := map[string]string{}
 	for k, v := range cfg.DefaultNodeSelector {

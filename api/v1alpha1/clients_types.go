@@ -2,6 +2,7 @@ package v1alpha1
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // Clients says how many client pods load each target and where they run.
@@ -39,7 +40,7 @@ type Clients struct {
 	// from the CPU limit, so a limit below the number of jobs per client
 	// makes the clients CPU-bound.
 	// +optional
-	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`
+	Resources *ClientResources `json:"resources,omitempty"`
 
 	// priorityClassName of the client pods.
 	// +optional
@@ -68,3 +69,62 @@ const (
 	// SpreadNone leaves placement to the scheduler.
 	SpreadNone SpreadPolicy = "None"
 )
+
+// ClientResources are the resource requests and limits of each client's
+// engine container, as in a container's resources, for the resources an IO
+// engine uses. They are checked here rather than when the client pods are
+// created, where a bad value would only show as a Job that cannot start its
+// pods.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.limits) || !has(self.requests) || !has(self.limits.cpu) || !has(self.requests.cpu) || !isQuantity(string(self.limits.cpu)) || !isQuantity(string(self.requests.cpu)) || quantity(string(self.requests.cpu)).compareTo(quantity(string(self.limits.cpu))) <= 0",messageExpression="'requests.cpu ' + string(self.requests.cpu) + ' exceeds limits.cpu ' + string(self.limits.cpu) + ': a request may not exceed its limit'",fieldPath=".requests.cpu"
+// +kubebuilder:validation:XValidation:rule="!has(self.limits) || !has(self.requests) || !has(self.limits.memory) || !has(self.requests.memory) || !isQuantity(string(self.limits.memory)) || !isQuantity(string(self.requests.memory)) || quantity(string(self.requests.memory)).compareTo(quantity(string(self.limits.memory))) <= 0",messageExpression="'requests.memory ' + string(self.requests.memory) + ' exceeds limits.memory ' + string(self.limits.memory) + ': a request may not exceed its limit'",fieldPath=".requests.memory"
+// +kubebuilder:validation:XValidation:rule="!has(self.limits) || !has(self.requests) || !has(self.limits.ephemeral__dash__storage) || !has(self.requests.ephemeral__dash__storage) || !isQuantity(string(self.limits.ephemeral__dash__storage)) || !isQuantity(string(self.requests.ephemeral__dash__storage)) || quantity(string(self.requests.ephemeral__dash__storage)).compareTo(quantity(string(self.limits.ephemeral__dash__storage))) <= 0",messageExpression="'requests.ephemeral-storage ' + string(self.requests.ephemeral__dash__storage) + ' exceeds limits.ephemeral-storage ' + string(self.limits.ephemeral__dash__storage) + ': a request may not exceed its limit'",fieldPath=".requests.ephemeral-storage"
+type ClientResources struct {
+	// limits are the most of each resource the engine container may use;
+	// unset means no limit.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="!has(self.cpu) || !isQuantity(string(self.cpu)) || quantity(string(self.cpu)).compareTo(quantity('0')) > 0",messageExpression="'cpu ' + string(self.cpu) + ' must be positive (leave the limit out for none)'",fieldPath=".cpu"
+	// +kubebuilder:validation:XValidation:rule="!has(self.memory) || !isQuantity(string(self.memory)) || quantity(string(self.memory)).compareTo(quantity('0')) > 0",messageExpression="'memory ' + string(self.memory) + ' must be positive (leave the limit out for none)'",fieldPath=".memory"
+	// +kubebuilder:validation:XValidation:rule="!has(self.ephemeral__dash__storage) || !isQuantity(string(self.ephemeral__dash__storage)) || quantity(string(self.ephemeral__dash__storage)).compareTo(quantity('0')) > 0",messageExpression="'ephemeral-storage ' + string(self.ephemeral__dash__storage) + ' must be positive (leave the limit out for none)'",fieldPath=".ephemeral-storage"
+	Limits *ResourceAmounts `json:"limits,omitempty"`
+	// requests are what the scheduler reserves for the engine container.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="!has(self.cpu) || !isQuantity(string(self.cpu)) || quantity(string(self.cpu)).compareTo(quantity('0')) >= 0",messageExpression="'cpu ' + string(self.cpu) + ' must not be negative'",fieldPath=".cpu"
+	// +kubebuilder:validation:XValidation:rule="!has(self.memory) || !isQuantity(string(self.memory)) || quantity(string(self.memory)).compareTo(quantity('0')) >= 0",messageExpression="'memory ' + string(self.memory) + ' must not be negative'",fieldPath=".memory"
+	// +kubebuilder:validation:XValidation:rule="!has(self.ephemeral__dash__storage) || !isQuantity(string(self.ephemeral__dash__storage)) || quantity(string(self.ephemeral__dash__storage)).compareTo(quantity('0')) >= 0",messageExpression="'ephemeral-storage ' + string(self.ephemeral__dash__storage) + ' must not be negative'",fieldPath=".ephemeral-storage"
+	Requests *ResourceAmounts `json:"requests,omitempty"`
+}
+
+// ResourceAmounts are amounts of the resources a client container uses.
+type ResourceAmounts struct {
+	// cpu in cores ("2", "500m").
+	// +optional
+	CPU *resource.Quantity `json:"cpu,omitempty"`
+	// memory in bytes ("4Gi").
+	// +optional
+	Memory *resource.Quantity `json:"memory,omitempty"`
+	// ephemeral-storage in bytes, for the container's writable layer and
+	// logs.
+	// +optional
+	EphemeralStorage *resource.Quantity `json:"ephemeral-storage,omitempty"`
+}
+
+// Requirements converts them for a container.
+func (r *ClientResources) Requirements() corev1.ResourceRequirements {
+	return corev1.ResourceRequirements{Limits: r.Limits.list(), Requests: r.Requests.list()}
+}
+
+func (a *ResourceAmounts) list() corev1.ResourceList {
+	if a == nil {
+		return nil
+	}
+	out := corev1.ResourceList{}
+	for name, q := range map[corev1.ResourceName]*resource.Quantity{
+		corev1.ResourceCPU: a.CPU, corev1.ResourceMemory: a.Memory, corev1.ResourceEphemeralStorage: a.EphemeralStorage,
+	} {
+		if q != nil {
+			out[name] = q.DeepCopy()
+		}
+	}
+	return out
+}

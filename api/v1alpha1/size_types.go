@@ -12,7 +12,7 @@ import (
 //
 // +kubebuilder:validation:MinLength=1
 // +kubebuilder:validation:MaxLength=16
-// +kubebuilder:validation:XValidation:rule="isQuantity(self) && quantity(self).isInteger() && quantity(self).asInteger() % 512 == 0 && quantity(self).asInteger() >= 512 && quantity(self).asInteger() <= 67108864",message="must be a multiple of 512 bytes between 512 and 64Mi (use binary suffixes: 4Ki, not 4k)"
+// +kubebuilder:validation:XValidation:rule="isQuantity(self) && quantity(self).isInteger() && quantity(self).asInteger() % 512 == 0 && quantity(self).asInteger() >= 512 && quantity(self).asInteger() <= 67108864",messageExpression="'block size ' + self + ' must be a multiple of 512 bytes between 512 and 64Mi (use binary suffixes: 4Ki, not 4k)'"
 type BlockSize string
 
 // Bytes is the size in bytes; 0 when the string is not a quantity (which
@@ -24,7 +24,7 @@ func (b BlockSize) Bytes() int64 { return quantityBytes(string(b)) }
 //
 // +kubebuilder:validation:MinLength=1
 // +kubebuilder:validation:MaxLength=16
-// +kubebuilder:validation:XValidation:rule="isQuantity(self) && quantity(self).isInteger() && quantity(self).compareTo(quantity('0')) > 0",message="must be a positive whole number of bytes such as 400Mi or 1Ti"
+// +kubebuilder:validation:XValidation:rule="isQuantity(self) && quantity(self).isInteger() && quantity(self).compareTo(quantity('0')) > 0",messageExpression="'size ' + self + ' must be a positive whole number of bytes such as 400Mi or 1Ti'"
 type ByteSize string
 
 // Bytes is the size in bytes; 0 when the string is not a quantity.

@@ -11,6 +11,7 @@ import (
 // +kubebuilder:validation:XValidation:rule="has(self.storageClassName) != has(self.existingClaimName)",message="a target needs exactly one of storageClassName or existingClaimName"
 // +kubebuilder:validation:XValidation:rule="!has(self.storageClassName) || has(self.size)",message="size is required with storageClassName: it is the size of each volume to provision",fieldPath=".size"
 // +kubebuilder:validation:XValidation:rule="!has(self.existingClaimName) || !has(self.size)",message="size only applies to storageClassName targets: an existing claim has its own size",fieldPath=".size"
+// +kubebuilder:validation:XValidation:rule="!has(self.size) || !isQuantity(string(self.size)) || (quantity(string(self.size)).isInteger() && quantity(string(self.size)).compareTo(quantity('0')) > 0)",messageExpression="'size ' + string(self.size) + ' must be a positive whole number of bytes such as 10Gi'",fieldPath=".size"
 type Target struct {
 	// name identifies the target in results and in the names of the objects
 	// created for it.

@@ -8,6 +8,7 @@ import (
 // results break a threshold of severity Fail gets the verdict Failed.
 //
 // +kubebuilder:validation:XValidation:rule="has(self.minIOPS) || has(self.minBytesPerSecond) || has(self.maxLatency) || has(self.maxRegression)",message="a threshold needs at least one of minIOPS, minBytesPerSecond, maxLatency or maxRegression"
+// +kubebuilder:validation:XValidation:rule="!has(self.minBytesPerSecond) || !isQuantity(string(self.minBytesPerSecond)) || quantity(string(self.minBytesPerSecond)).compareTo(quantity('0')) >= 0",messageExpression="'minBytesPerSecond ' + string(self.minBytesPerSecond) + ' must not be negative'",fieldPath=".minBytesPerSecond"
 type Threshold struct {
 	// name identifies the threshold in violations; default: derived from
 	// its workload and limits.

@@ -2,6 +2,7 @@ package v1alpha1
 
 import (
 	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -43,6 +44,8 @@ func (s *StorageBenchmarkSpec) Validate() field.ErrorList {
 		}
 	}
 
+	errs = append(errs, s.validateThresholdSelections(cellsByGroup)...)
+
 	files := int64(s.Dataset.FilesPerClient)
 	if files < 1 {
 		files = 1
@@ -57,4 +60,88 @@ func (s *StorageBenchmarkSpec) Validate() field.ErrorList {
 		}
 	}
 	return errs
+}
+
+// validateThresholdSelections rejects thresholds that can never judge
+// anything: a match no cell of the workload has, or a regression threshold
+// limited to the baseline it compares with. Found only after the run, they
+// would make the verdict Inconclusive for a reason known at admission. The
+// CRD's CEL rules refuse the same specs; this says which value is missing.
+func (s *StorageBenchmarkSpec) validateThresholdSelections(cellsByGroup map[string][]Cell) field.ErrorList {
+	var errs field.ErrorList
+	for i := range s.Thresholds {
+		t := &s.Thresholds[i]
+		path := field.NewPath("spec", "thresholds").Index(i)
+		cells, ok := cellsByGroup[t.Workload]
+		if !ok {
+			continue // admission names the unknown workload
+		}
+		if t.Match != nil && !t.Match.selectsAny(cells) {
+			errs = append(errs, field.Invalid(path.Child("match"), t.Match.String(),
+				fmt.Sprintf("selects no cell of workload %q, whose cells are: %s", t.Workload, cellNames(cells))))
+		}
+		if t.MaxRegression != nil && len(t.Targets) > 0 {
+			others := 0
+			for _, n := range t.Targets {
+				if n != s.Baseline {
+					others++
+				}
+			}
+			if others == 0 {
+				errs = append(errs, field.Invalid(path.Child("targets"), t.Targets,
+					fmt.Sprintf("names only the baseline %q, which a maxRegression threshold compares the other targets with", s.Baseline)))
+			}
+		}
+	}
+	return errs
+}
+
+func (m *CellMatch) selectsAny(cells []Cell) bool {
+	for i := range cells {
+		if m.Matches(&cells[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// Matches reports whether a cell has every parameter the match names.
+func (m *CellMatch) Matches(c *Cell) bool {
+	switch {
+	case m.BlockSize != nil && m.BlockSize.Bytes() != c.BlockSizeBytes:
+		return false
+	case m.ReadPercent != nil && *m.ReadPercent != c.ReadPercent:
+		return false
+	case m.QueueDepth != nil && *m.QueueDepth != c.QueueDepth:
+		return false
+	case m.NumJobs != nil && *m.NumJobs != c.NumJobs:
+		return false
+	}
+	return true
+}
+
+// String renders the match as its fields, for messages.
+func (m *CellMatch) String() string {
+	var parts []string
+	if m.BlockSize != nil {
+		parts = append(parts, "blockSize="+string(*m.BlockSize))
+	}
+	if m.ReadPercent != nil {
+		parts = append(parts, fmt.Sprintf("readPercent=%d", *m.ReadPercent))
+	}
+	if m.QueueDepth != nil {
+		parts = append(parts, fmt.Sprintf("queueDepth=%d", *m.QueueDepth))
+	}
+	if m.NumJobs != nil {
+		parts = append(parts, fmt.Sprintf("numJobs=%d", *m.NumJobs))
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+func cellNames(cells []Cell) string {
+	names := make([]string, len(cells))
+	for i, c := range cells {
+		names[i] = c.Name
+	}
+	return strings.Join(names, ", ")
 }

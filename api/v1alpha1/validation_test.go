@@ -38,6 +38,30 @@ func TestValidateRejectsWhatAdmissionCannotSee(t *testing.T) {
 			wantField: "spec.workloads[1].concurrentWith",
 			wantText:  "same number of cells (1 here, 2 there)",
 		},
+		"a threshold matching a read mix no cell has": {
+			mutate: func(s *StorageBenchmarkSpec) {
+				fifty := int32(50)
+				s.Thresholds = []Threshold{{Workload: "w", Match: &CellMatch{ReadPercent: &fifty}, MinIOPS: new(int64)}}
+			},
+			wantField: "spec.thresholds[0].match",
+			wantText:  `{readPercent=50}": selects no cell of workload "w", whose cells are: w-bs4k-r100-qd32-j1`,
+		},
+		"a threshold matching a block size no cell has": {
+			mutate: func(s *StorageBenchmarkSpec) {
+				bs := BlockSize("8Ki")
+				s.Thresholds = []Threshold{{Workload: "w", Match: &CellMatch{BlockSize: &bs}, MinIOPS: new(int64)}}
+			},
+			wantField: "spec.thresholds[0].match",
+			wantText:  "{blockSize=8Ki}",
+		},
+		"a regression threshold on the baseline alone": {
+			mutate: func(s *StorageBenchmarkSpec) {
+				s.Baseline = "slow"
+				s.Thresholds = []Threshold{{Workload: "w", Targets: []string{"slow"}, MaxRegression: &Regression{Percent: 10}}}
+			},
+			wantField: "spec.thresholds[0].targets",
+			wantText:  `names only the baseline "slow"`,
+		},
 		"files smaller than a block": {
 			mutate: func(s *StorageBenchmarkSpec) {
 				s.Dataset.SizePerClient = "1Mi"
@@ -59,5 +83,20 @@ func TestValidateRejectsWhatAdmissionCannotSee(t *testing.T) {
 				t.Fatalf("got %q on %s, want %q on %s", errs[0].Error(), errs[0].Field, tc.wantText, tc.wantField)
 			}
 		})
+	}
+}
+
+func TestValidateAcceptsThresholdsThatSelectCells(t *testing.T) {
+	s := validSpec()
+	s.Workloads[0].ReadPercents = []int32{100, 0}
+	s.Workloads[0].QueueDepths = []int32{1, 32}
+	bs, write, qd := BlockSize("4096"), int32(0), int32(32)
+	s.Baseline = "slow"
+	s.Thresholds = []Threshold{
+		{Workload: "w", Match: &CellMatch{BlockSize: &bs, ReadPercent: &write, QueueDepth: &qd}, MinIOPS: new(int64)},
+		{Workload: "w", Targets: []string{"slow", "fast"}, MaxRegression: &Regression{Percent: 10}},
+	}
+	if errs := s.Validate(); len(errs) != 0 {
+		t.Fatalf("unexpected errors: %v", errs)
 	}
 }

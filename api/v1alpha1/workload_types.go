@@ -123,6 +123,7 @@ const (
 //
 // +kubebuilder:validation:XValidation:rule="quantity(self.min).compareTo(quantity(self.max)) <= 0",message="blockSizeRange.min must not exceed blockSizeRange.max"
 // +kubebuilder:validation:XValidation:rule="!has(self.alignment) || quantity(self.alignment).compareTo(quantity(self.min)) <= 0",message="blockSizeRange.alignment must not exceed min",fieldPath=".alignment"
+// +kubebuilder:validation:XValidation:rule="!has(self.alignment) || !isQuantity(self.alignment) || !isQuantity(self.min) || !isQuantity(self.max) || quantity(self.alignment).asInteger() <= 0 || (quantity(self.min).asInteger() % quantity(self.alignment).asInteger() == 0 && quantity(self.max).asInteger() % quantity(self.alignment).asInteger() == 0)",messageExpression="'blockSizeRange.alignment ' + self.alignment + ' must divide min (' + self.min + ') and max (' + self.max + '): IO sizes step from min to max by alignment'",fieldPath=".alignment"
 type BlockSizeRange struct {
 	// min is the smallest IO size.
 	// +required
@@ -130,14 +131,16 @@ type BlockSizeRange struct {
 	// max is the largest IO size.
 	// +required
 	Max BlockSize `json:"max"`
-	// alignment of IO offsets (Elastifile --io-alignment); default 512.
+	// alignment of IO offsets and the step between IO sizes (Elastifile
+	// --io-alignment): sizes are min, min+alignment, ..., max, so it must
+	// divide both; default 512.
 	// +optional
 	Alignment *BlockSize `json:"alignment,omitempty"`
 }
 
 // Dataset is the data each client works on.
 //
-// +kubebuilder:validation:XValidation:rule="!has(self.sizePerClient) || !isQuantity(self.sizePerClient) || quantity(self.sizePerClient).compareTo(quantity('1Mi')) >= 0",message="dataset.sizePerClient must be at least 1Mi",fieldPath=".sizePerClient"
+// +kubebuilder:validation:XValidation:rule="!has(self.sizePerClient) || !isQuantity(self.sizePerClient) || quantity(self.sizePerClient).compareTo(quantity('1Mi')) >= 0",messageExpression="'dataset.sizePerClient ' + self.sizePerClient + ' must be at least 1Mi'",fieldPath=".sizePerClient"
 type Dataset struct {
 	// sizePerClient is the data each client lays out and then reads and
 	// writes; all its jobs share it. Make it several times the node's memory
