@@ -110,13 +110,8 @@ func selectCells(cells []sbv1.Cell, th *sbv1.Threshold) []sbv1.Cell {
 		if c.Workload != th.Workload {
 			continue
 		}
-		if m := th.Match; m != nil {
-			if m.BlockSize != nil && m.BlockSize.Bytes() != c.BlockSizeBytes ||
-				m.ReadPercent != nil && *m.ReadPercent != c.ReadPercent ||
-				m.QueueDepth != nil && *m.QueueDepth != c.QueueDepth ||
-				m.NumJobs != nil && *m.NumJobs != c.NumJobs {
-				continue
-			}
+		if th.Match != nil && !th.Match.Matches(&c) {
+			continue
 		}
 		out = append(out, c)
 	}

@@ -17,11 +17,14 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
@@ -76,59 +79,135 @@ func compile(crdYAML []byte) (*schema, error) {
 }
 
 // Admit reads a StorageBenchmark manifest and returns it defaulted and
-// validated as the API server would, plus the controller's own checks.
-// Unknown fields are errors here (the API server would drop them with a
-// warning): a misspelt field silently ignored would change a benchmark.
+// validated as `kubectl apply` and the API server would, plus the
+// controller's own checks. The steps and their order are the API server's:
+// the request size limit, strict decoding (unknown or duplicate fields are
+// errors, as kubectl's default server-side field validation makes them),
+// object metadata, the OpenAPI schema, and the CEL rules only when the
+// schema found nothing that stops them (too many items, a missing or
+// mistyped field), which also keeps a huge list from being walked by every
+// rule.
 func Admit(manifest []byte) (*sbv1.StorageBenchmark, error) {
 	s, err := load()
 	if err != nil {
 		return nil, err
 	}
-	typed := &sbv1.StorageBenchmark{}
-	if err := yaml.UnmarshalStrict(manifest, typed); err != nil {
-		return nil, fmt.Errorf("not a StorageBenchmark: %w", err)
-	}
-	if typed.APIVersion != sbv1.GroupVersion.String() || typed.Kind != "StorageBenchmark" {
-		return nil, fmt.Errorf("apiVersion %q kind %q: want %s StorageBenchmark", typed.APIVersion, typed.Kind, sbv1.GroupVersion)
-	}
-	// Decode as the API server does: whole numbers become int64, which the
-	// CEL rules' integer comparisons need.
-	asJSON, err := yaml.YAMLToJSON(manifest)
+	raw, err := singleObject(manifest)
 	if err != nil {
 		return nil, err
 	}
+	// Decode as the API server does: whole numbers become int64, which the
+	// CEL rules' integer comparisons need, and a field given twice is an
+	// error.
 	obj := map[string]any{}
-	if err := utiljson.Unmarshal(asJSON, &obj); err != nil {
+	strictErrs, err := sigsjson.UnmarshalStrict(raw, &obj)
+	if err != nil {
+		return nil, fmt.Errorf("not a StorageBenchmark: %w", err)
+	}
+	if err := checkTypeMeta(obj); err != nil {
 		return nil, err
 	}
+	if errs := checkBounds(s.structural, obj); len(errs) > 0 {
+		return nil, invalid(append(errs, notChecked()))
+	}
 	delete(obj, "status")
+	// Unknown fields are errors, as with kubectl's default server-side
+	// field validation (Strict): the API server finds them by pruning the
+	// object against the schema, and so does this.
+	for _, path := range pruning.PruneWithOptions(obj, s.structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true}) {
+		strictErrs = append(strictErrs, fmt.Errorf("unknown field %q", path))
+	}
+	if len(strictErrs) > 0 {
+		msgs := make([]string, len(strictErrs))
+		for i, e := range strictErrs {
+			msgs[i] = e.Error()
+		}
+		return nil, fmt.Errorf("strict decoding error: %s", strings.Join(msgs, ", "))
+	}
+	meta, err := objectMeta(obj)
+	if err != nil {
+		return nil, err
+	}
+	errs := apimachineryvalidation.ValidateObjectMeta(meta, true, apimachineryvalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	structuraldefaulting.Default(obj, s.structural)
-
-	errs := validation.ValidateCustomResource(nil, obj, s.validator)
+	errs = append(errs, validation.ValidateCustomResource(nil, obj, s.validator)...)
 	errs = append(errs, listtype.ValidateListSetsAndMaps(nil, s.structural, obj)...)
+	if blocking(errs) {
+		return nil, invalid(append(errs, notChecked()))
+	}
 	celErrs, _ := s.cel.Validate(context.Background(), nil, s.structural, obj, nil, celconfig.RuntimeCELCostBudget)
 	errs = append(errs, celErrs...)
+	out := &sbv1.StorageBenchmark{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj, out); err != nil {
+		if len(errs) > 0 {
+			return nil, invalid(errs) // e.g. a size that is not a quantity
+		}
+		return nil, fmt.Errorf("reading the defaulted spec: %w", err)
+	}
+	out.Namespace = meta.Namespace
+	out.Generation = 1
+	// The controller's own checks explain some of what a CEL rule refused
+	// (which threshold, which value), so they are added even then.
+	errs = append(errs, out.Spec.Validate()...)
 	if len(errs) > 0 {
 		return nil, invalid(errs)
 	}
-	out := &sbv1.StorageBenchmark{}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj, out); err != nil {
-		return nil, fmt.Errorf("reading the defaulted spec: %w", err)
-	}
-	if out.Name == "" {
-		return nil, fmt.Errorf("metadata.name: Required value")
-	}
-	out.Generation = 1
-	if errs := out.Spec.Validate(); len(errs) > 0 {
-		return nil, invalid(errs)
-	}
 	return out, nil
+}
+
+// objectMeta reads the object's metadata. kubectl fills in the namespace
+// of the current context; without a cluster that is "default", and a
+// namespaced object needs one.
+func objectMeta(obj map[string]any) (*metav1.ObjectMeta, error) {
+	meta := &metav1.ObjectMeta{}
+	if raw, ok := obj["metadata"].(map[string]any); ok {
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(raw, meta); err != nil {
+			return nil, fmt.Errorf("metadata: %w", err)
+		}
+	} else if obj["metadata"] != nil {
+		return nil, fmt.Errorf("metadata: want an object, found %T", obj["metadata"])
+	}
+	if meta.Namespace == "" {
+		meta.Namespace = metav1.NamespaceDefault
+	}
+	return meta, nil
+}
+
+// checkTypeMeta refuses anything but a StorageBenchmark of this version.
+func checkTypeMeta(obj map[string]any) error {
+	apiVersion, _ := obj["apiVersion"].(string)
+	kind, _ := obj["kind"].(string)
+	if apiVersion != sbv1.GroupVersion.String() || kind != "StorageBenchmark" {
+		return fmt.Errorf("apiVersion %q kind %q: want %s StorageBenchmark", apiVersion, kind, sbv1.GroupVersion)
+	}
+	return nil
+}
+
+// blocking reports errors after which the API server does not run the CEL
+// rules (apiextensions-apiserver's hasBlockingErr): the rules assume the
+// schema holds.
+func blocking(errs field.ErrorList) bool {
+	for _, e := range errs {
+		switch e.Type {
+		case field.ErrorTypeNotSupported, field.ErrorTypeRequired, field.ErrorTypeTooLong, field.ErrorTypeTooMany, field.ErrorTypeTypeInvalid:
+			return true
+		}
+	}
+	return false
+}
+
+// notChecked is the API server's note that validation stopped early.
+func notChecked() *field.Error {
+	return &field.Error{Type: field.ErrorTypeInvalid, Detail: "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"}
 }
 
 func invalid(errs field.ErrorList) error {
 	lines := make([]string, len(errs))
 	for i, e := range errs {
 		lines[i] = e.Error()
+		if e.Field == "" {
+			lines[i] = e.Detail // a note on the whole object
+		}
 	}
 	return fmt.Errorf("invalid StorageBenchmark:\n  %s", strings.Join(lines, "\n  "))
 }

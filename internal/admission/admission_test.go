@@ -146,7 +146,7 @@ func TestAdmissionRejectsInvalidSpecsNamingTheFieldAndCause(t *testing.T) {
 			"spec.workloads[0].readPercents[0]", "should be greater than or equal to 0"},
 		{"block size not a multiple of 512 (4k is 4000 bytes)", func(t *testing.T, o map[string]any) {
 			set(t, o, "spec.workloads[0].blockSizes", []any{"4k"})
-		}, "spec.workloads[0].blockSizes[0]", "must be a multiple of 512 bytes between 512 and 64Mi"},
+		}, "spec.workloads[0].blockSizes[0]", "block size 4k must be a multiple of 512 bytes between 512 and 64Mi"},
 		{"block size below 512", func(t *testing.T, o map[string]any) { set(t, o, "spec.workloads[0].blockSizes", []any{"256"}) },
 			"spec.workloads[0].blockSizes[0]", "must be a multiple of 512 bytes between 512 and 64Mi"},
 		{"block size above 64Mi", func(t *testing.T, o map[string]any) { set(t, o, "spec.workloads[0].blockSizes", []any{"128Mi"}) },
@@ -158,6 +158,54 @@ func TestAdmissionRejectsInvalidSpecsNamingTheFieldAndCause(t *testing.T) {
 		{"both block sizes and a range", func(t *testing.T, o map[string]any) {
 			set(t, o, "spec.workloads[0].blockSizeRange", map[string]any{"min": "4Ki", "max": "64Ki"})
 		}, "spec.workloads[0]", "a workload needs exactly one of blockSizes or blockSizeRange"},
+		{"block size range whose alignment does not divide it", func(t *testing.T, o map[string]any) {
+			set(t, o, "spec.workloads[0].blockSizes", nil)
+			set(t, o, "spec.workloads[0].blockSizeRange", map[string]any{"min": "4Ki", "max": "64Ki", "alignment": "3Ki"})
+		}, "spec.workloads[0].blockSizeRange.alignment", "blockSizeRange.alignment 3Ki must divide min (4Ki) and max (64Ki)"},
+		{"target size zero", func(t *testing.T, o map[string]any) { set(t, o, "spec.targets[0].size", "0") },
+			"spec.targets[0].size", "size 0 must be a positive whole number of bytes"},
+		{"negative target size", func(t *testing.T, o map[string]any) { set(t, o, "spec.targets[0].size", "-1Gi") },
+			"spec.targets[0].size", "size -1Gi must be a positive whole number of bytes"},
+		{"target size in fractions of a byte", func(t *testing.T, o map[string]any) { set(t, o, "spec.targets[0].size", "0.5") },
+			"spec.targets[0].size", "size 0.5 must be a positive whole number of bytes"},
+		{"target size that is not a quantity", func(t *testing.T, o map[string]any) { set(t, o, "spec.targets[0].size", "ten gigs") },
+			"spec.targets[0].size", "should match"},
+		{"negative data set size", func(t *testing.T, o map[string]any) { set(t, o, "spec.dataset.sizePerClient", "-1Gi") },
+			"spec.dataset.sizePerClient", "size -1Gi must be a positive whole number of bytes"},
+		{"data set size that is not a quantity", func(t *testing.T, o map[string]any) { set(t, o, "spec.dataset.sizePerClient", "lots") },
+			"spec.dataset.sizePerClient", "size lots must be a positive whole number of bytes"},
+		{"negative resource request", func(t *testing.T, o map[string]any) {
+			set(t, o, "spec.clients.resources", map[string]any{"requests": map[string]any{"cpu": "-1"}})
+		}, "spec.clients.resources.requests.cpu", "cpu -1 must not be negative"},
+		{"zero resource limit", func(t *testing.T, o map[string]any) {
+			set(t, o, "spec.clients.resources", map[string]any{"limits": map[string]any{"memory": "0"}})
+		}, "spec.clients.resources.limits.memory", "memory 0 must be positive"},
+		{"request above its limit", func(t *testing.T, o map[string]any) {
+			set(t, o, "spec.clients.resources", map[string]any{"limits": map[string]any{"cpu": "1"}, "requests": map[string]any{"cpu": "2"}})
+		}, "spec.clients.resources.requests.cpu", "requests.cpu 2 exceeds limits.cpu 1: a request may not exceed its limit"},
+		{"resource quantity that is not a quantity", func(t *testing.T, o map[string]any) {
+			set(t, o, "spec.clients.resources", map[string]any{"limits": map[string]any{"cpu": "two"}})
+		}, "spec.clients.resources.limits.cpu", "should match"},
+		{"negative bytes per second threshold", func(t *testing.T, o map[string]any) {
+			set(t, o, "spec.thresholds[0].minBytesPerSecond", "-100Mi")
+		}, "spec.thresholds[0].minBytesPerSecond", "minBytesPerSecond -100Mi must not be negative"},
+		{"threshold matching a read mix the workload does not run", func(t *testing.T, o map[string]any) {
+			set(t, o, "spec.thresholds[0].match", map[string]any{"readPercent": 50})
+		}, "spec.thresholds", "every thresholds[].match must select at least one cell of its workload"},
+		{"threshold matching a block size the workload does not run", func(t *testing.T, o map[string]any) {
+			set(t, o, "spec.thresholds[0].match", map[string]any{"blockSize": "8Ki"})
+		}, "spec.thresholds", "every thresholds[].match must select at least one cell of its workload"},
+		{"regression threshold on the baseline only", func(t *testing.T, o map[string]any) {
+			set(t, o, "spec.thresholds[0].maxRegression", map[string]any{"percent": 10})
+			set(t, o, "spec.thresholds[0].targets", []any{"slow"})
+		}, "spec.thresholds", "its targets must name a target other than the baseline"},
+		{"name that is not a DNS subdomain", func(t *testing.T, o map[string]any) { set(t, o, "metadata.name", "Quick_Start") },
+			"metadata.name", "a lowercase RFC 1123 subdomain"},
+		{"name longer than 253 characters", func(t *testing.T, o map[string]any) { set(t, o, "metadata.name", strings.Repeat("a", 254)) },
+			"metadata.name", "must be no more than 253 characters"},
+		{"annotations above 256 KiB", func(t *testing.T, o map[string]any) {
+			set(t, o, "metadata.annotations", map[string]any{"example.com/big": strings.Repeat("x", 300<<10)})
+		}, "metadata.annotations", "Too long: may not be more than 262144 bytes"},
 		{"queue depth 0", func(t *testing.T, o map[string]any) { set(t, o, "spec.workloads[0].queueDepths", []any{0}) },
 			"spec.workloads[0].queueDepths[0]", "should be greater than or equal to 1"},
 		{"queue depth above 4096", func(t *testing.T, o map[string]any) { set(t, o, "spec.workloads[0].queueDepths", []any{8192}) },
@@ -202,7 +250,7 @@ func TestAdmissionRejectsInvalidSpecsNamingTheFieldAndCause(t *testing.T) {
 		{"concurrentWith itself", func(t *testing.T, o map[string]any) { set(t, o, "spec.workloads[0].concurrentWith", "rand") },
 			"spec.workloads[0].concurrentWith", "concurrentWith must name another workload"},
 		{"tiny data set", func(t *testing.T, o map[string]any) { set(t, o, "spec.dataset.sizePerClient", "64Ki") },
-			"spec.dataset.sizePerClient", "dataset.sizePerClient must be at least 1Mi"},
+			"spec.dataset.sizePerClient", "dataset.sizePerClient 64Ki must be at least 1Mi"},
 		{"prices in different currencies", func(t *testing.T, o map[string]any) {
 			set(t, o, "spec.targets[0].price", map[string]any{"amount": "10", "currency": "USD"})
 			set(t, o, "spec.targets[1].price", map[string]any{"amount": "9", "currency": "EUR"})
