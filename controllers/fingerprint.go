@@ -36,8 +36,7 @@ func (r *StorageBenchmarkReconciler) fingerprint(ctx context.Context, b *sbv1.St
 	}
 	if className != "" {
 		env.StorageClassName = className
-		class := &storagev1.StorageClass{}
-		if err := r.APIReader.Get(ctx, types.NamespacedName{Name: className}, class); err == nil {
+		if class, err := r.storageClass(ctx, b, className); err == nil {
 			env.Provisioner = class.Provisioner
 			env.Parameters = boundedMap(class.Parameters)
 		} else {
@@ -81,6 +80,20 @@ func (r *StorageBenchmarkReconciler) fingerprint(ctx context.Context, b *sbv1.St
 		}
 	}
 	return env, memory, nil
+}
+
+// storageClass is the class as read when the generation was validated;
+// read again only if this process did not validate it (a claim of an
+// existing-claim target names its own class).
+func (r *StorageBenchmarkReconciler) storageClass(ctx context.Context, b *sbv1.StorageBenchmark, name string) (*storagev1.StorageClass, error) {
+	if class, ok := r.references.class(b, name); ok {
+		return class, nil
+	}
+	class := &storagev1.StorageClass{}
+	if err := r.APIReader.Get(ctx, types.NamespacedName{Name: name}, class); err != nil {
+		return nil, err
+	}
+	return class, nil
 }
 
 func (r *StorageBenchmarkReconciler) firstClaim(ctx context.Context, b *sbv1.StorageBenchmark, t *sbv1.Target, s *snapshot) *corev1.PersistentVolumeClaim {

@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
@@ -23,8 +24,12 @@ const conflictRequeue = 200 * time.Millisecond
 // pass is one reconcile pass over one benchmark: the time it runs at, the
 // status being built, and the events to send once that status is stored.
 type pass struct {
-	bench  *sbv1.StorageBenchmark
-	now    time.Time
+	bench *sbv1.StorageBenchmark
+	// now is the pass's time: every decision of the pass is taken at it.
+	now time.Time
+	// clock is the same clock, for the one reading that must be fresh:
+	// the published start instant (see publishStart).
+	clock  clock.PassiveClock
 	events []event
 	// targetResults are the stored results of finished targets, by name.
 	targetResults map[string]*results.TargetResult
@@ -34,8 +39,8 @@ type event struct {
 	kind, reason, action, message string
 }
 
-func newPass(b *sbv1.StorageBenchmark, now time.Time) *pass {
-	return &pass{bench: b, now: now, targetResults: map[string]*results.TargetResult{}}
+func newPass(b *sbv1.StorageBenchmark, clk clock.PassiveClock) *pass {
+	return &pass{bench: b, now: clk.Now(), clock: clk, targetResults: map[string]*results.TargetResult{}}
 }
 
 func (p *pass) conditions() conditionSetter {
@@ -66,8 +71,8 @@ func (r *StorageBenchmarkReconciler) advance(ctx context.Context, p *pass) (ctrl
 		}
 		return ctrl.Result{}, nil
 	}
-	if done := r.validate(ctx, p); done {
-		return ctrl.Result{}, nil
+	if done, err := r.validate(ctx, p); done || err != nil {
+		return ctrl.Result{}, err
 	}
 	s, err := r.observe(ctx, b)
 	if err != nil {

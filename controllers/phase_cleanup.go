@@ -34,7 +34,7 @@ func (r *StorageBenchmarkReconciler) cleanupTarget(ctx context.Context, p *pass,
 			}
 		}
 		if deleted > 0 {
-			p.normal("VolumesDeleted", "Cleanup", fmt.Sprintf("target %s: deleted %d claim(s) (cleanup.volumes: Delete)", t.spec.Name, deleted))
+			p.normal(sbv1.EventVolumesDeleted, sbv1.ActionCleanup, fmt.Sprintf("target %s: deleted %d claim(s) (cleanup.volumes: Delete)", t.spec.Name, deleted))
 		}
 	}
 	return targetStep{done: true}, nil

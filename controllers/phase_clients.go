@@ -26,7 +26,7 @@ func (r *StorageBenchmarkReconciler) ensureClients(ctx context.Context, p *pass,
 				return targetStep{}, err
 			}
 			if created {
-				p.normal("ClientsCreated", "Start", fmt.Sprintf("target %s: job %s runs %s", t.spec.Name, j.name, describeJob(j)))
+				p.normal(sbv1.EventClientsCreated, sbv1.ActionStart, fmt.Sprintf("target %s: job %s runs %s", t.spec.Name, j.name, describeJob(j)))
 			}
 			continue
 		}

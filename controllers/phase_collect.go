@@ -76,7 +76,7 @@ func (r *StorageBenchmarkReconciler) collect(ctx context.Context, p *pass, s *sn
 	}
 	s.configMaps[cm.Name] = cm
 	r.applyTargetResult(p, t, tr)
-	p.normal("ResultsCollected", "Collect", fmt.Sprintf("target %s: merged the reports of %d clients into configmap %s", t.spec.Name, len(reports), cm.Name))
+	p.normal(sbv1.EventResultsCollected, sbv1.ActionCollect, fmt.Sprintf("target %s: merged the reports of %d clients into configmap %s", t.spec.Name, len(reports), cm.Name))
 	return r.cleanupTarget(ctx, p, s, t)
 }
 

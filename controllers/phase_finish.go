@@ -35,7 +35,7 @@ func (r *StorageBenchmarkReconciler) failRun(p *pass, s *snapshot, failed *targe
 	b.Status.CompletionTime = &now
 	b.Status.Progress = progressOf(b, s, p.now)
 	p.conditions().failed(f.reason, f.message)
-	p.warning(f.reason, "Fail", f.message)
+	p.warning(f.reason, sbv1.ActionFail, f.message)
 }
 
 // stopFailedRun deletes the client Jobs a failed run still has running.
@@ -96,12 +96,12 @@ func (r *StorageBenchmarkReconciler) finishRun(p *pass, s *snapshot) bool {
 		c.set(sbv1.ConditionThresholdsMet, metav1.ConditionTrue, verdictReason, verdictMessage)
 		c.set(sbv1.ConditionReady, metav1.ConditionTrue, verdictReason, measured+"; "+verdictMessage)
 		c.remove(sbv1.ConditionStalled)
-		p.normal(verdictReason, "Complete", measured+"; "+verdictMessage)
+		p.normal(verdictReason, sbv1.ActionComplete, measured+"; "+verdictMessage)
 	default:
 		c.set(sbv1.ConditionThresholdsMet, metav1.ConditionFalse, verdictReason, verdictMessage)
 		c.set(sbv1.ConditionReady, metav1.ConditionFalse, verdictReason, verdictMessage)
 		c.set(sbv1.ConditionStalled, metav1.ConditionTrue, verdictReason, verdictMessage)
-		p.warning(verdictReason, "Complete", measured+"; "+verdictMessage)
+		p.warning(verdictReason, sbv1.ActionComplete, measured+"; "+verdictMessage)
 	}
 	return true
 }

@@ -30,7 +30,7 @@ func (r *StorageBenchmarkReconciler) startGeneration(p *pass) {
 	}
 	b.Status.TargetNames = strings.Join(names, ",")
 	p.conditions().running(sbv1.ReasonRunStarted, fmt.Sprintf("run for generation %d started", b.Generation))
-	p.normal(sbv1.ReasonRunStarted, "Start", fmt.Sprintf("starting the run for generation %d", b.Generation))
+	p.normal(sbv1.ReasonRunStarted, sbv1.ActionStart, fmt.Sprintf("starting the run for generation %d", b.Generation))
 }
 
 // removeStaleRuns cancels what an older generation left running and drops
@@ -75,7 +75,14 @@ func (r *StorageBenchmarkReconciler) removeStaleRuns(ctx context.Context, b *sbv
 // identity, the plans, and the (still empty) start ConfigMap.
 func (r *StorageBenchmarkReconciler) ensureRunObjects(ctx context.Context, b *sbv1.StorageBenchmark, s *snapshot) error {
 	sa, role, binding := buildClientAccess(b)
-	for _, obj := range []client.Object{sa, role, binding} {
+	for _, a := range []struct {
+		kind string
+		obj  client.Object
+	}{{"ServiceAccount", sa}, {"Role", role}, {"RoleBinding", binding}} {
+		obj := a.obj
+		if s.access[a.kind+"/"+obj.GetName()] {
+			continue
+		}
 		if _, err := r.createOwned(ctx, b, obj); err != nil {
 			return err
 		}

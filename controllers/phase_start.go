@@ -39,7 +39,10 @@ func (r *StorageBenchmarkReconciler) publishStart(ctx context.Context, p *pass, 
 	if cm == nil {
 		return targetStep{wait: shortRequeue}, nil
 	}
-	now := r.Clock.Now()
+	// A fresh reading, not the pass's time: the pass may have spent a while
+	// (merging another target's results) since it began, and the lead is
+	// what clients have to see the start in time.
+	now := p.clock.Now()
 	record := plan.StartRecord{Generation: b.Generation, Start: now.Add(plan.StartLead), PublishedAt: now}
 	updated := cm.DeepCopy()
 	if updated.Data == nil {
@@ -59,7 +62,7 @@ func (r *StorageBenchmarkReconciler) publishStart(ctx context.Context, p *pass, 
 	t.status.MeasurementStartTime = &start
 	t.status.State = sbv1.TargetRunning
 	t.status.Message = "measuring"
-	p.normal("MeasurementScheduled", "Start", fmt.Sprintf("target %s: all %d clients ready after %d ms; measurement starts at %s and takes %s",
+	p.normal(sbv1.EventMeasurementScheduled, sbv1.ActionStart, fmt.Sprintf("target %s: all %d clients ready after %d ms; measurement starts at %s and takes %s",
 		t.spec.Name, b.Spec.Clients.Count, ready, record.Start.UTC().Format("15:04:05.000"), t.plan.Duration()))
 	return targetStep{wait: plan.StartLead + min(t.plan.Duration(), progressInterval)}, nil
 }

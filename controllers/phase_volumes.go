@@ -27,7 +27,7 @@ func (r *StorageBenchmarkReconciler) ensureVolumes(ctx context.Context, p *pass,
 				return targetStep{}, err
 			}
 			if created {
-				p.normal("VolumeRequested", "Provision", fmt.Sprintf("target %s: requested claim %s (%s, %s)", t.spec.Name, want.Name, *t.spec.StorageClassName, t.spec.Size.String()))
+				p.normal(sbv1.EventVolumeRequested, sbv1.ActionProvision, fmt.Sprintf("target %s: requested claim %s (%s, %s)", t.spec.Name, want.Name, *t.spec.StorageClassName, t.spec.Size.String()))
 			}
 			unbound = append(unbound, want.Name+" (just created)")
 			continue
@@ -41,7 +41,7 @@ func (r *StorageBenchmarkReconciler) ensureVolumes(ctx context.Context, p *pass,
 			ms := p.elapsedSince(t.status.ProvisioningStartTime).Milliseconds()
 			t.status.VolumesBoundMilliseconds = &ms
 			if len(claims) > 0 {
-				p.normal("VolumesBound", "Provision", fmt.Sprintf("target %s: %d claim(s) bound after %d ms", t.spec.Name, len(claims), ms))
+				p.normal(sbv1.EventVolumesBound, sbv1.ActionProvision, fmt.Sprintf("target %s: %d claim(s) bound after %d ms", t.spec.Name, len(claims), ms))
 			}
 		}
 		return targetStep{}, nil

@@ -6,6 +6,8 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -21,6 +23,9 @@ type snapshot struct {
 	jobs       map[string]*batchv1.Job
 	pods       []*corev1.Pod
 	configMaps map[string]*corev1.ConfigMap
+	// access holds the names of the client identity's objects that exist
+	// (ServiceAccount, Role, RoleBinding), by kind.
+	access map[string]bool
 }
 
 // observe lists the benchmark's children (the cache holds only labelled
@@ -28,7 +33,7 @@ type snapshot struct {
 // again under the same name must not adopt its predecessor's leftovers.
 func (r *StorageBenchmarkReconciler) observe(ctx context.Context, b *sbv1.StorageBenchmark) (*snapshot, error) {
 	opts := []client.ListOption{client.InNamespace(b.Namespace), client.MatchingLabels{labelBenchmark: labelValue(b.Name)}}
-	s := &snapshot{claims: map[string]*corev1.PersistentVolumeClaim{}, jobs: map[string]*batchv1.Job{}, configMaps: map[string]*corev1.ConfigMap{}}
+	s := &snapshot{claims: map[string]*corev1.PersistentVolumeClaim{}, jobs: map[string]*batchv1.Job{}, configMaps: map[string]*corev1.ConfigMap{}, access: map[string]bool{}}
 
 	var claims corev1.PersistentVolumeClaimList
 	if err := r.List(ctx, &claims, opts...); err != nil {
@@ -68,7 +73,32 @@ func (r *StorageBenchmarkReconciler) observe(ctx context.Context, b *sbv1.Storag
 			s.configMaps[cms.Items[i].Name] = &cms.Items[i]
 		}
 	}
+	if err := r.observeAccess(ctx, b, s, opts); err != nil {
+		return nil, err
+	}
 	return s, nil
+}
+
+// observeAccess records which of the client identity's objects exist.
+func (r *StorageBenchmarkReconciler) observeAccess(ctx context.Context, b *sbv1.StorageBenchmark, s *snapshot, opts []client.ListOption) error {
+	lists := map[string]client.ObjectList{
+		"ServiceAccount": &corev1.ServiceAccountList{}, "Role": &rbacv1.RoleList{}, "RoleBinding": &rbacv1.RoleBindingList{},
+	}
+	for kind, list := range lists {
+		if err := r.List(ctx, list, opts...); err != nil {
+			return fmt.Errorf("listing %ss: %w", kind, err)
+		}
+		items, err := meta.ExtractList(list)
+		if err != nil {
+			return err
+		}
+		for _, item := range items {
+			if obj, ok := item.(metav1.Object); ok && controlledBy(obj, b.UID) {
+				s.access[kind+"/"+obj.GetName()] = true
+			}
+		}
+	}
+	return nil
 }
 
 func controlledBy(obj metav1.Object, uid types.UID) bool {

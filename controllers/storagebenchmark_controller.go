@@ -11,6 +11,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -20,7 +21,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
@@ -42,6 +42,8 @@ type StorageBenchmarkReconciler struct {
 	ClientPods ClientPodConfig
 	// Clock is injectable so tests can control time.
 	Clock clock.Clock
+	// references are the checked references of running generations.
+	references *references
 }
 
 // +kubebuilder:rbac:groups=storagebench.io,resources=storagebenchmarks,verbs=get;list;watch
@@ -64,34 +66,41 @@ func (r *StorageBenchmarkReconciler) Reconcile(ctx context.Context, req ctrl.Req
 	// on a stale status could start clients again for a finished target.
 	bench := &sbv1.StorageBenchmark{}
 	if err := r.APIReader.Get(ctx, req.NamespacedName, bench); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.references.forget(req.NamespacedName)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !bench.DeletionTimestamp.IsZero() {
 		// Everything the run created is owned by the benchmark: the garbage
 		// collector removes it, nothing else to do.
+		r.references.forget(req.NamespacedName)
 		return ctrl.Result{}, nil
 	}
 
 	before := bench.DeepCopy()
-	p := newPass(bench, r.Clock.Now())
+	p := newPass(bench, r.Clock)
 	result, runErr := r.advance(ctx, p)
 
-	// The patch carries the resourceVersion the pass started from: a pass
-	// that read a stale copy (the cache lags our own writes) must not
-	// overwrite what a newer pass stored, lists included.
-	if err := r.Status().Patch(ctx, bench, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
-		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
-			return ctrl.Result{RequeueAfter: conflictRequeue}, nil
+	// A pass that decided nothing new writes nothing: a status PATCH costs
+	// the API server and etcd a write and every watcher an event.
+	if !equality.Semantic.DeepEqual(before.Status, bench.Status) {
+		// The patch carries the resourceVersion the pass started from: a
+		// pass that read a stale copy must not overwrite what a newer pass
+		// stored, lists included.
+		if err := r.Status().Patch(ctx, bench, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
+			if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+				return ctrl.Result{RequeueAfter: conflictRequeue}, nil
+			}
+			return ctrl.Result{}, fmt.Errorf("writing status of %s: %w", req.NamespacedName, err)
 		}
-		return ctrl.Result{}, fmt.Errorf("writing status of %s: %w", req.NamespacedName, err)
 	}
 	// Events go out only once the status they explain is stored.
 	for _, e := range p.events {
 		r.Recorder.Eventf(bench, nil, e.kind, e.reason, e.action, "%s", e.message)
 	}
-	if runErr != nil {
-		log.FromContext(ctx).Error(runErr, "Run step failed, will retry")
-	}
+	// A returned error is logged by controller-runtime and retried with
+	// backoff: logging it here too would log it twice.
 	return result, runErr
 }
 
@@ -114,6 +123,9 @@ func Setup(mgr ctrl.Manager, logs LogReader, clientPods ClientPodConfig, clk clo
 // children, and the client pods (owned by its Jobs) whose readiness and
 // completion drive the run.
 func (r *StorageBenchmarkReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.references == nil {
+		r.references = newReferences()
+	}
 	podsToBenchmark := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {
 		owner := obj.GetAnnotations()[benchmarkAnnotation]
 		if owner == "" {

@@ -38,3 +38,26 @@ const (
 	ReasonClaimNotFound       = "ClaimNotFound"
 	ReasonStorageClassMissing = "StorageClassNotFound"
 )
+
+// Event reasons beside the condition reasons above (events of a failed or
+// finished run reuse those): what `kubectl describe` and event filters show
+// for each step of a run.
+const (
+	EventVolumeRequested      = "VolumeRequested"
+	EventVolumesBound         = "VolumesBound"
+	EventClientsCreated       = "ClientsCreated"
+	EventMeasurementScheduled = "MeasurementScheduled"
+	EventResultsCollected     = "ResultsCollected"
+	EventVolumesDeleted       = "VolumesDeleted"
+)
+
+// Event actions: the phase of the run an event was recorded in.
+const (
+	ActionValidate  = "Validate"
+	ActionProvision = "Provision"
+	ActionStart     = "Start"
+	ActionCollect   = "Collect"
+	ActionCleanup   = "Cleanup"
+	ActionComplete  = "Complete"
+	ActionFail      = "Fail"
+)
