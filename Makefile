@@ -16,6 +16,12 @@ HELM_VERSION := $(shell awk '$$1 == "helm.sh/helm/v3" {print $$2}' hack/tools/he
 HELM ?= $(TOOLS_BIN)/helm-$(HELM_VERSION)
 HELM_DOCS_VERSION ?= v1.14.2
 HELM_DOCS ?= $(TOOLS_BIN)/helm-docs-$(HELM_DOCS_VERSION)
+STATICCHECK_VERSION ?= v0.8.2
+STATICCHECK ?= $(TOOLS_BIN)/staticcheck-$(STATICCHECK_VERSION)
+# Modules with code of their own (vetted and linted); every module's go.mod
+# is checked for tidiness.
+CODE_MODULES := . hack/image hack/local-cluster
+ALL_MODULES := $(CODE_MODULES) hack/k8s hack/tools/helm
 CHART := charts/storagebench
 
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
@@ -71,8 +77,16 @@ fmt: ## Run gofmt on the code.
 	gofmt -w $$(git ls-files '*.go')
 
 .PHONY: vet
-vet: ## Run go vet.
-	go vet ./...
+vet: ## Run go vet on every module, the e2e-tagged tests included.
+	@for m in $(CODE_MODULES); do echo "go -C $$m vet -tags e2e ./..."; go -C $$m vet -tags e2e ./... || exit 1; done
+
+.PHONY: lint
+lint: $(STATICCHECK) ## Run staticcheck on every module, the e2e-tagged tests included.
+	@for m in $(CODE_MODULES); do echo "staticcheck -tags e2e ./... (in $$m)"; (cd $$m && $(STATICCHECK) -tags e2e ./...) || exit 1; done
+
+.PHONY: tidy-check
+tidy-check: ## Fail when a module's go.mod or go.sum is not tidy.
+	@for m in $(ALL_MODULES); do echo "go -C $$m mod tidy -diff"; go -C $$m mod tidy -diff || { echo "$$m: run go -C $$m mod tidy"; exit 1; }; done
 
 .PHONY: envtest
 envtest: ## Build etcd, kube-apiserver and kubectl for envtest (cached).
@@ -96,12 +110,13 @@ fuzz: ## Run every fuzz target briefly (FUZZTIME executions each, default 100000
 	done
 
 .PHONY: verify
-verify: generate manifests helm-docs ## Regenerate everything and fail on any diff; check gofmt and vet.
+verify: generate manifests helm-docs ## Regenerate everything and fail on any diff; gofmt, vet, lint, tidy modules, the documented layout.
 	@changed=$$(git diff --name-only -- api config charts; git ls-files --others --exclude-standard -- api config charts); \
 	if [ -n "$$changed" ]; then echo "generated files are out of date (run make generate manifests and commit):"; echo "$$changed"; exit 1; fi
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed on:"; echo "$$unformatted"; exit 1; fi
-	go vet ./...
+	$(MAKE) --no-print-directory vet lint tidy-check
+	hack/verify-layout.sh
 
 ##@ Packaging
 
@@ -161,6 +176,11 @@ $(HELM_DOCS):
 	mkdir -p $(TOOLS_BIN)/.helm-docs-$(HELM_DOCS_VERSION)
 	GOBIN=$(TOOLS_BIN)/.helm-docs-$(HELM_DOCS_VERSION) go install github.com/norwoodj/helm-docs/cmd/helm-docs@$(HELM_DOCS_VERSION)
 	mv $(TOOLS_BIN)/.helm-docs-$(HELM_DOCS_VERSION)/helm-docs $(HELM_DOCS)
+
+$(STATICCHECK):
+	mkdir -p $(TOOLS_BIN)/.staticcheck-$(STATICCHECK_VERSION)
+	GOBIN=$(TOOLS_BIN)/.staticcheck-$(STATICCHECK_VERSION) go install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	mv $(TOOLS_BIN)/.staticcheck-$(STATICCHECK_VERSION)/staticcheck $(STATICCHECK)
 
 $(CONTROLLER_GEN):
 	mkdir -p $(TOOLS_BIN)

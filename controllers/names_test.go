@@ -38,7 +38,7 @@ func TestChildNamesAreValidDeterministicAndDistinct(t *testing.T) {
 			t.Errorf("%s: name not stable", what)
 		}
 	}
-	if claimName(b, t1, 0) != claimName(b, t1, 0) {
+	if claimName(b, t1, 0) != claimName(b.DeepCopy(), t1.DeepCopy(), 0) {
 		t.Errorf("names must be deterministic")
 	}
 }

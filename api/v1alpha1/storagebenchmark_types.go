@@ -45,7 +45,3 @@ type StorageBenchmarkList struct {
 	// items are the StorageBenchmarks.
 	Items []StorageBenchmark `json:"items"`
 }
-
-func init() {
-	SchemeBuilder.Register(&StorageBenchmark{}, &StorageBenchmarkList{})
-}

@@ -220,6 +220,6 @@ func iops(t *testing.T, d *sbv1.DirectionResult) float64 {
 // cannot keep its queue full while the machine is busy; the chart's default
 // (500m) would leave clients of benchmarks run side by side unschedulable on
 // its 2 cores.
-func clientResources() *corev1.ResourceRequirements {
-	return &corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("64Mi")}}
+func clientResources() *sbv1.ClientResources {
+	return &sbv1.ClientResources{Requests: &sbv1.ResourceAmounts{CPU: ptr.To(resource.MustParse("100m")), Memory: ptr.To(resource.MustParse("64Mi"))}}
 }

@@ -188,7 +188,7 @@ func targetPaths(b *sbv1.StorageBenchmark, opts Options) (map[string]string, fun
 			continue
 		}
 		if t.VolumeMode == corev1.PersistentVolumeBlock {
-			return nil, nil, fmt.Errorf("target %s has volumeMode Block: map it to a block device with --target %s=/dev/...", t.Name, t.Name)
+			return nil, nil, fmt.Errorf("target %s has volumeMode Block: map it to a block device with --target %s=/dev/DEVICE", t.Name, t.Name)
 		}
 		if workdir == "" {
 			dir, err := os.MkdirTemp("", "storagebench-")
