@@ -1,3 +1,5 @@
+//go:build linux
+
 package engine
 
 import (
@@ -10,9 +12,6 @@ import (
 
 	"github.com/storagebench/storagebench/engine/result"
 )
-
-// defaultInterval is the time-series interval when RunOptions leaves it 0.
-const defaultInterval = time.Second
 
 // jobRun is one job's workers and how its backend was chosen.
 type jobRun struct {
