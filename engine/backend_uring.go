@@ -33,10 +33,8 @@ func (b *uringBackend) wait(minComplete int, timeout time.Duration, out []comple
 	if len(b.scratch) < minComplete || b.r.Unsent() > 0 {
 		// With unsent IOs left over (the kernel refused part of a
 		// submission) enough completions may already be in hand: then
-		// only submit. A negative count would wrap to a wait for more
-		// completions than can ever arrive.
-		stillNeeded := max(minComplete-len(b.scratch), 0)
-		if err := b.r.SubmitAndWait(uint32(stillNeeded), timeout); err != nil {
+		// only submit.
+		if err := b.r.SubmitAndWait(completionsStillNeeded(minComplete, len(b.scratch)), timeout); err != nil {
 			return out, err
 		}
 		b.scratch = b.r.Reap(b.scratch)
