@@ -24,3 +24,13 @@ func excerpt(s string) string {
 	}
 	return strconv.Quote(s[:cut]) + "..."
 }
+
+// excerptValue is excerpt without the quotes for a value that is
+// ordinary (short, printable): "--bs=4k" reads better than "--bs=\"4k\"".
+func excerptValue(s string) string {
+	q := excerpt(s)
+	if q == strconv.Quote(s) && q[1:len(q)-1] == s {
+		return s
+	}
+	return q
+}

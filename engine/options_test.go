@@ -197,3 +197,59 @@ func TestHelpListsEveryOption(t *testing.T) {
 		}
 	}
 }
+
+func TestOptionErrorsSayWhichKindOfValue(t *testing.T) {
+	const count1 = "is not a count"
+	for _, tc := range []struct {
+		name string
+		arg  string
+		want []string
+	}{
+		{"a negative iodepth asks for a count of at least 1", "--iodepth=-1", []string{`--iodepth=-1: "-1" is not a count (negative): want a whole number >= 1`}},
+		{"a negative numjobs asks for a count of at least 1", "--numjobs=-2", []string{count1, "(negative)", "a whole number >= 1"}},
+		{"a zero numjobs is below the minimum", "--numjobs=0", []string{count1, "(below 1)", "a whole number >= 1"}},
+		{"a non-numeric nrfiles asks for a count", "--nrfiles=many", []string{`"many" is not a count: want a whole number >= 1`}},
+		{"a negative fsync asks for a count of at least 0", "--fsync=-1", []string{count1, "a whole number >= 0"}},
+		{"a negative rate_iops asks for IOs per second", "--rate_iops=-5", []string{`"-5" is not a rate (negative): want IOs per second, a whole number >= 0`}},
+		{"a negative runtime asks for a time", "--runtime=-1", []string{`"-1" is not a time (negative): want a whole number >= 0 with an optional unit us, ms, s, m, h, d`}},
+		{"a ramp_time with an unknown unit names the unit", "--ramp_time=5y", []string{"is not a time", `unknown time unit "y"`}},
+		{"a rwmixread above 100 asks for a percentage", "--rwmixread=101", []string{`"101" is not a percentage (above 100): want a whole number 0..100`}},
+		{"a negative rwmixwrite asks for a percentage", "--rwmixwrite=-1", []string{"is not a percentage (negative)"}},
+		{"a negative bs asks for a size", "--bs=-4k", []string{`"-4k" is not a size (negative): want a size such as 4k, 1m`}},
+		{"a size with an unknown unit names the unit", "--size=4x", []string{"is not a size", `unknown size unit "x"`}},
+		{"a negative offset asks for a size", "--offset=-1", []string{"is not a size (negative)"}},
+		{"a too large iodepth says so", "--iodepth=99999999999", []string{count1, "above 2147483647"}},
+		{"a count too large for any unit says so", "--numjobs=99999999999999999999", []string{count1, "(too large)"}},
+		{"an over-long value is quoted as a short excerpt", "--iodepth=" + strings.Repeat("x", 5000), []string{`--iodepth="xxxxxxxx`, `"...`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := ParseArgs([]string{"--name=a", "--size=1m", tc.arg})
+			if err == nil || !errors.Is(err, ErrUsage) {
+				t.Fatalf("error %v, want a usage error", err)
+			}
+			msg := err.Error()
+			for _, w := range tc.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("error %q lacks %q", msg, w)
+				}
+			}
+			if tc.arg != "--bs=-4k" && tc.arg != "--size=4x" && tc.arg != "--offset=-1" && strings.Contains(msg, "not a size") {
+				t.Errorf("error %q calls a count, rate, percentage or time a size", msg)
+			}
+			if len(msg) > 300 {
+				t.Errorf("error is %d bytes long: %.100q...", len(msg), msg)
+			}
+		})
+	}
+}
+
+func TestCountsAndRatesTakeFioUnits(t *testing.T) {
+	jobs, _, err := ParseArgs([]string{"--name=a", "--size=1m", "--iodepth=1k", "--rate_iops=2k", "--fsync=0x10", "--offset=010"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j := jobs[0]; j.IODepth != 1024 || j.RateIOPS != 2048 || j.Fsync != 16 || j.Offset != 10 {
+		t.Errorf("iodepth %d, rate_iops %d, fsync %d, offset %d; want 1024, 2048, 16 and 10 (a leading 0 is decimal, as in fio)",
+			j.IODepth, j.RateIOPS, j.Fsync, j.Offset)
+	}
+}
