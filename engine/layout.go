@@ -64,20 +64,37 @@ type target struct {
 // are reused (ifmissing), rewritten (always) or required (never). Files
 // shared by several jobs or clones are laid out once. Calling it again is
 // cheap: what this process already laid out is not redone.
+//
+// Job lists that could never run (more than MaxWorkerThreads worker threads)
+// are refused before anything is written.
 func Prepare(ctx context.Context, jobs []JobSpec) error {
+	if err := validateJobs(jobs); err != nil {
+		return err
+	}
+	if err := CheckWorkerThreads(jobs); err != nil {
+		return err
+	}
 	_, err := prepare(ctx, jobs)
 	return err
 }
 
+// validateJobs checks every job alone; errors wrap ErrUsage.
+func validateJobs(jobs []JobSpec) error {
+	for i := range jobs {
+		if err := jobs[i].validate(); err != nil {
+			return fmt.Errorf("%w: %w", ErrUsage, err)
+		}
+	}
+	return nil
+}
+
 // prepare returns the targets, for the environment record.
+// The jobs must have passed validateJobs.
 func prepare(ctx context.Context, jobs []JobSpec) ([]*target, error) {
 	byPath := map[string]*target{}
 	var order []*target
 	for i := range jobs {
 		j := &jobs[i]
-		if err := j.validate(); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrUsage, err)
-		}
 		if len(j.Filenames) == 0 && j.Directory != "" {
 			if st, err := os.Stat(j.Directory); err != nil {
 				return nil, fmt.Errorf("job %q: directory: %w", j.Name, err)
