@@ -281,10 +281,11 @@ func sampleWritten(path string, start, end int64) (bool, error) {
 // writeRegion writes random data into [from, t.end) of the target, with
 // O_DIRECT when possible so that the layout does not fill the page cache
 // (and later reads measure the device, not memory), then makes it durable.
+// Where the file system refuses O_DIRECT the layout itself is written
+// buffered, unless a job needs O_DIRECT on the target: then it fails before
+// writing anything, as the job could not run.
 func writeRegion(ctx context.Context, t *target, from int64) error {
-	flags := unix.O_WRONLY | unix.O_CLOEXEC
 	if !t.device {
-		flags |= unix.O_CREAT
 		if dir := filepath.Dir(t.path); dir != "" {
 			if _, err := os.Stat(dir); err != nil {
 				return fmt.Errorf("laying out %s: directory: %w", t.path, err)
@@ -292,15 +293,23 @@ func writeRegion(ctx context.Context, t *target, from int64) error {
 		}
 	}
 	from -= from % 4096
-	fd, err := unix.Open(t.path, flags|unix.O_DIRECT, 0o644)
-	direct := err == nil
-	if err != nil {
-		fd, err = unix.Open(t.path, flags, 0o644)
-	}
+	fd, created, err := openForLayout(t)
 	if err != nil {
 		return fmt.Errorf("laying out %s: %w", t.path, pathErr(err))
 	}
-	defer unix.Close(fd)
+	// fd changes when the tail is written buffered: close the last one.
+	defer func() { unix.Close(fd) }()
+	direct := false
+	const directFlags = unix.O_WRONLY | unix.O_CLOEXEC | unix.O_DIRECT
+	if dfd, err := openFile(t.path, directFlags, 0); err == nil {
+		unix.Close(fd)
+		fd, direct = dfd, true
+	} else if t.direct && refusesDirect(directFlags, err) {
+		if created {
+			unix.Unlink(t.path) // empty: nothing was written yet
+		}
+		return fmt.Errorf("laying out for a job with direct=1: %w", directUnsupported(t.path, err))
+	}
 	buf, err := unix.Mmap(-1, 0, layoutChunk, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
 	if err != nil {
 		return fmt.Errorf("laying out %s: %w", t.path, err)
@@ -316,7 +325,8 @@ func writeRegion(ctx context.Context, t *target, from int64) error {
 		if direct && n%4096 != 0 {
 			// The tail is not aligned: finish it without O_DIRECT.
 			unix.Close(fd)
-			if fd, err = unix.Open(t.path, flags, 0o644); err != nil {
+			if fd, err = openFile(t.path, unix.O_WRONLY|unix.O_CLOEXEC, 0); err != nil {
+				fd = -1
 				return fmt.Errorf("laying out %s: %w", t.path, pathErr(err))
 			}
 			direct = false
@@ -335,6 +345,26 @@ func writeRegion(ctx context.Context, t *target, from int64) error {
 		return fmt.Errorf("laying out %s: fdatasync: %w", t.path, pathErr(err))
 	}
 	return nil
+}
+
+// openForLayout opens the target for writing, creating a missing regular
+// file. created tells whether this call created it (O_EXCL makes that
+// certain), so that a failed layout removes only files it created.
+func openForLayout(t *target) (fd int, created bool, err error) {
+	const flags = unix.O_WRONLY | unix.O_CLOEXEC
+	if t.device {
+		fd, err = openFile(t.path, flags, 0)
+		return fd, false, err
+	}
+	fd, err = openFile(t.path, flags|unix.O_CREAT|unix.O_EXCL, 0o644)
+	if err == nil {
+		return fd, true, nil
+	}
+	if !errors.Is(err, unix.EEXIST) {
+		return -1, false, err
+	}
+	fd, err = openFile(t.path, flags, 0)
+	return fd, false, err
 }
 
 // pathErr keeps errno errors comparable with errors.Is(err, fs.ErrX) and

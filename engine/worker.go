@@ -88,7 +88,10 @@ func (w *worker) setup() error {
 		flags |= unix.O_DSYNC
 	}
 	for _, f := range w.files {
-		fd, err := unix.Open(f.path, flags, 0)
+		fd, err := openFile(f.path, flags, 0)
+		if refusesDirect(flags, err) {
+			return fmt.Errorf("job %q: %w", j.Name, directUnsupported(f.path, err))
+		}
 		if err != nil {
 			return fmt.Errorf("job %q: opening %s: %w", j.Name, f.path, err)
 		}
