@@ -397,15 +397,7 @@ func TestDeviceErrorGivesPartialResult(t *testing.T) {
 }
 
 func TestAutoFallbackToPsyncKeepsQueueDepth(t *testing.T) {
-	probeCache.Lock()
-	savedDone, savedChoice := probeCache.done, probeCache.choice
-	probeCache.done, probeCache.choice = true, backendChoice{name: EnginePsync, reason: "auto: io_uring refused (operation not permitted); libaio refused (operation not permitted); using psync"}
-	probeCache.Unlock()
-	defer func() {
-		probeCache.Lock()
-		probeCache.done, probeCache.choice = savedDone, savedChoice
-		probeCache.Unlock()
-	}()
+	withProbedBackend(t, backendChoice{name: EnginePsync, reason: "auto: io_uring refused (operation not permitted); libaio refused (operation not permitted); using psync"})
 	doc := runCached(t, "--name=fb", "--directory="+t.TempDir(), "--size=8m", "--rw=randread", "--bs=4k", "--iodepth=4",
 		"--rate_iops=400", "--runtime=1", "--time_based")
 	ext := doc.Storagebench.Jobs[0]
