@@ -1,3 +1,5 @@
+//go:build linux
+
 package engine
 
 import (
@@ -16,6 +18,10 @@ func ioctlPtr[T any](fd int, req uint, arg *T) error {
 	return nil
 }
 
+// statx is the seam tests use to simulate a file system that reports no
+// direct-IO alignment.
+var statx = unix.Statx
+
 // dioAlignment returns the alignment O_DIRECT needs for offsets and sizes on
 // path: statx's STATX_DIOALIGN where the kernel and filesystem report it,
 // else the logical block size of a block device (BLKSSZGET), else 512. It
@@ -23,10 +29,10 @@ func ioctlPtr[T any](fd int, req uint, arg *T) error {
 // on the file at all.
 func dioAlignment(path string, device bool) (int64, error) {
 	var stx unix.Statx_t
-	err := unix.Statx(unix.AT_FDCWD, path, 0, unix.STATX_DIOALIGN, &stx)
+	err := statx(unix.AT_FDCWD, path, 0, unix.STATX_DIOALIGN, &stx)
 	if err == nil && stx.Mask&unix.STATX_DIOALIGN != 0 {
 		if stx.Dio_offset_align == 0 {
-			return 0, fmt.Errorf("%s: the filesystem does not support O_DIRECT (statx reports no direct-IO alignment); drop --direct", path)
+			return 0, directUnsupported(path, errNoDIOAlignment)
 		}
 		return int64(stx.Dio_offset_align), nil
 	}

@@ -1,3 +1,5 @@
+//go:build linux
+
 package engine
 
 import (
@@ -54,6 +56,9 @@ type target struct {
 	direct bool
 	job    *JobSpec // first job using it, for alignment checks and errors
 	align  int64
+	// todo is set by planLayout when [from, end) must be written.
+	todo bool
+	from int64
 }
 
 // Prepare lays the jobs' data sets out according to each job's Fill policy
@@ -62,20 +67,37 @@ type target struct {
 // are reused (ifmissing), rewritten (always) or required (never). Files
 // shared by several jobs or clones are laid out once. Calling it again is
 // cheap: what this process already laid out is not redone.
+//
+// Job lists that could never run (more than MaxWorkerThreads worker threads)
+// are refused before anything is written.
 func Prepare(ctx context.Context, jobs []JobSpec) error {
+	if err := validateJobs(jobs); err != nil {
+		return err
+	}
+	if err := CheckWorkerThreads(jobs); err != nil {
+		return err
+	}
 	_, err := prepare(ctx, jobs)
 	return err
 }
 
+// validateJobs checks every job alone; errors wrap ErrUsage.
+func validateJobs(jobs []JobSpec) error {
+	for i := range jobs {
+		if err := jobs[i].validate(); err != nil {
+			return fmt.Errorf("%w: %w", ErrUsage, err)
+		}
+	}
+	return nil
+}
+
 // prepare returns the targets, for the environment record.
+// The jobs must have passed validateJobs.
 func prepare(ctx context.Context, jobs []JobSpec) ([]*target, error) {
 	byPath := map[string]*target{}
 	var order []*target
 	for i := range jobs {
 		j := &jobs[i]
-		if err := j.validate(); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrUsage, err)
-		}
 		if len(j.Filenames) == 0 && j.Directory != "" {
 			if st, err := os.Stat(j.Directory); err != nil {
 				return nil, fmt.Errorf("job %q: directory: %w", j.Name, err)
@@ -104,13 +126,31 @@ func prepare(ctx context.Context, jobs []JobSpec) ([]*target, error) {
 			}
 		}
 	}
+	// First what each target lacks (and whether fill=never forbids it),
+	// then whether the file systems can hold it, then the writes: a data
+	// set that cannot be completed is refused before its first byte.
 	for _, t := range order {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if err := layoutTarget(ctx, t); err != nil {
+		if err := t.planLayout(); err != nil {
 			return nil, err
 		}
+	}
+	if err := checkFreeSpace(order); err != nil {
+		return nil, err
+	}
+	for _, t := range order {
+		if !t.todo {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if err := writeRegion(ctx, t, t.from); err != nil {
+			return nil, err
+		}
+		record(t, t.end)
 	}
 	// Alignment is checked after layout so that new files exist for statx.
 	for i := range jobs {
@@ -137,8 +177,9 @@ func prepare(ctx context.Context, jobs []JobSpec) ([]*target, error) {
 	return order, nil
 }
 
-// layoutTarget applies the fill policy to one path.
-func layoutTarget(ctx context.Context, t *target) error {
+// planLayout applies the fill policy to one path: it sets todo and from
+// when bytes must be written, and refuses what fill=never forbids.
+func (t *target) planLayout() error {
 	laidOut.Lock()
 	done, ok := laidOut.done[t.path]
 	laidOut.Unlock()
@@ -160,10 +201,7 @@ func layoutTarget(ctx context.Context, t *target) error {
 		}
 		return fmt.Errorf("%s %s but the jobs need %d bytes, and --fill=never forbids creating or extending it", t.path, what, t.end)
 	}
-	if err := writeRegion(ctx, t, from); err != nil {
-		return err
-	}
-	record(t, t.end)
+	t.todo, t.from = true, from
 	return nil
 }
 
@@ -262,10 +300,15 @@ func sampleWritten(path string, start, end int64) (bool, error) {
 // writeRegion writes random data into [from, t.end) of the target, with
 // O_DIRECT when possible so that the layout does not fill the page cache
 // (and later reads measure the device, not memory), then makes it durable.
-func writeRegion(ctx context.Context, t *target, from int64) error {
-	flags := unix.O_WRONLY | unix.O_CLOEXEC
+// Where the file system refuses O_DIRECT the layout itself is written
+// buffered, unless a job needs O_DIRECT on the target: then it fails before
+// writing anything, as the job could not run.
+//
+// If the layout fails (ENOSPC or anything else), a file it created is
+// removed, so that no partial file fills the disk or looks like a data
+// set; a file that existed before is left as it is. The error says which.
+func writeRegion(ctx context.Context, t *target, from int64) (err error) {
 	if !t.device {
-		flags |= unix.O_CREAT
 		if dir := filepath.Dir(t.path); dir != "" {
 			if _, err := os.Stat(dir); err != nil {
 				return fmt.Errorf("laying out %s: directory: %w", t.path, err)
@@ -273,15 +316,25 @@ func writeRegion(ctx context.Context, t *target, from int64) error {
 		}
 	}
 	from -= from % 4096
-	fd, err := unix.Open(t.path, flags|unix.O_DIRECT, 0o644)
-	direct := err == nil
-	if err != nil {
-		fd, err = unix.Open(t.path, flags, 0o644)
-	}
+	fd, created, err := openForLayout(t)
 	if err != nil {
 		return fmt.Errorf("laying out %s: %w", t.path, pathErr(err))
 	}
-	defer unix.Close(fd)
+	defer func() {
+		// fd changes when the tail is written buffered: close the last.
+		unix.Close(fd)
+		if err != nil {
+			err = cleanUpFailedLayout(t, created, err)
+		}
+	}()
+	direct := false
+	const directFlags = unix.O_WRONLY | unix.O_CLOEXEC | unix.O_DIRECT
+	if dfd, err := openFile(t.path, directFlags, 0); err == nil {
+		unix.Close(fd)
+		fd, direct = dfd, true
+	} else if t.direct && refusesDirect(directFlags, err) {
+		return fmt.Errorf("laying out for a job with direct=1: %w", directUnsupported(t.path, err))
+	}
 	buf, err := unix.Mmap(-1, 0, layoutChunk, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
 	if err != nil {
 		return fmt.Errorf("laying out %s: %w", t.path, err)
@@ -297,13 +350,14 @@ func writeRegion(ctx context.Context, t *target, from int64) error {
 		if direct && n%4096 != 0 {
 			// The tail is not aligned: finish it without O_DIRECT.
 			unix.Close(fd)
-			if fd, err = unix.Open(t.path, flags, 0o644); err != nil {
+			if fd, err = openFile(t.path, unix.O_WRONLY|unix.O_CLOEXEC, 0); err != nil {
+				fd = -1
 				return fmt.Errorf("laying out %s: %w", t.path, pathErr(err))
 			}
 			direct = false
 		}
 		r.fill(chunk)
-		w, err := unix.Pwrite(fd, chunk, off)
+		w, err := layoutWrite(fd, chunk, off)
 		if err != nil {
 			return fmt.Errorf("laying out %s: wrote %d of %d bytes: %w", t.path, off-from, t.end-from, pathErr(err))
 		}
@@ -316,6 +370,45 @@ func writeRegion(ctx context.Context, t *target, from int64) error {
 		return fmt.Errorf("laying out %s: fdatasync: %w", t.path, pathErr(err))
 	}
 	return nil
+}
+
+// layoutWrite is unix.Pwrite; tests replace it to simulate a disk that
+// fills up during the layout.
+var layoutWrite = unix.Pwrite
+
+// cleanUpFailedLayout removes a file the failed layout created and says
+// so in err, or says that a file that existed before was kept.
+func cleanUpFailedLayout(t *target, created bool, err error) error {
+	switch {
+	case t.device:
+		return err
+	case !created:
+		return fmt.Errorf("%w; %s existed before this layout and is left as it is", err, t.path)
+	}
+	if rmErr := unix.Unlink(t.path); rmErr != nil {
+		return fmt.Errorf("%w; removing the partial file this layout created failed too: %w", err, rmErr)
+	}
+	return fmt.Errorf("%w; removed %s, which this layout had created, so no partial file is left", err, t.path)
+}
+
+// openForLayout opens the target for writing, creating a missing regular
+// file. created tells whether this call created it (O_EXCL makes that
+// certain), so that a failed layout removes only files it created.
+func openForLayout(t *target) (fd int, created bool, err error) {
+	const flags = unix.O_WRONLY | unix.O_CLOEXEC
+	if t.device {
+		fd, err = openFile(t.path, flags, 0)
+		return fd, false, err
+	}
+	fd, err = openFile(t.path, flags|unix.O_CREAT|unix.O_EXCL, 0o644)
+	if err == nil {
+		return fd, true, nil
+	}
+	if !errors.Is(err, unix.EEXIST) {
+		return -1, false, err
+	}
+	fd, err = openFile(t.path, flags, 0)
+	return fd, false, err
 }
 
 // pathErr keeps errno errors comparable with errors.Is(err, fs.ErrX) and

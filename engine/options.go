@@ -3,10 +3,12 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // ErrUsage is wrapped by every error caused by the options or job files
@@ -22,20 +24,54 @@ type option struct {
 	apply func(j *JobSpec, v string) error
 }
 
-// sizeOpt builds the setter of an option holding a size.
-func sizeOpt(set func(j *JobSpec, v int64)) func(*JobSpec, string) error {
-	return func(j *JobSpec, s string) error {
-		v, err := parseSize(s)
-		if err == nil {
-			set(j, v)
-		}
-		return err
-	}
+// valueKind is what a numeric option's value must be: how to parse it,
+// its range, and how an error says so. Every numeric option is built from
+// one, so that each error names the kind expected (a count, a rate, a size,
+// a percentage, a time) instead of one generic message.
+type valueKind struct {
+	noun     string // "a count"
+	want     string // what a valid value looks like
+	parse    func(string) (int64, error)
+	min, max int64
 }
 
-func intOpt(set func(j *JobSpec, v int)) func(*JobSpec, string) error {
+var (
+	sizeKind = valueKind{noun: "a size", want: "a size such as 4k, 1m (a whole number of bytes >= 0, optional unit k, m, g, t, p)",
+		parse: parseSize, max: math.MaxInt64}
+	// Rates and percentages take fio's units too (rate_iops=2k), as
+	// counts do.
+	rateKind    = valueKind{noun: "a rate", want: "IOs per second, a whole number >= 0", parse: parseSize, max: math.MaxInt32}
+	percentKind = valueKind{noun: "a percentage", want: "a whole number 0..100", parse: parseSize, max: 100}
+	timeKind    = valueKind{noun: "a time", want: "a whole number >= 0 with an optional unit us, ms, s, m, h, d (a bare number is seconds)",
+		parse: func(s string) (int64, error) { d, err := parseDuration(s); return int64(d), err }, max: math.MaxInt64}
+)
+
+// countKind is a whole number of things (iodepth, numjobs, ...) of at least
+// min. fio accepts size units on counts (iodepth=1k), and so do we.
+func countKind(min int64) valueKind {
+	return valueKind{noun: "a count", want: fmt.Sprintf("a whole number >= %d", min), parse: parseSize, min: min, max: math.MaxInt32}
+}
+
+// value parses s as this kind, or says what is wrong and what was wanted.
+func (k valueKind) value(s string) (int64, error) {
+	v, err := k.parse(s)
+	switch {
+	case errors.Is(err, errNotNumber):
+		return 0, fmt.Errorf("%s is not %s: want %s", excerpt(s), k.noun, k.want)
+	case err != nil:
+		return 0, fmt.Errorf("%s is not %s (%w): want %s", excerpt(s), k.noun, err, k.want)
+	case v < k.min:
+		return 0, fmt.Errorf("%s is not %s (below %d): want %s", excerpt(s), k.noun, k.min, k.want)
+	case v > k.max:
+		return 0, fmt.Errorf("%s is not %s (above %d): want %s", excerpt(s), k.noun, k.max, k.want)
+	}
+	return v, nil
+}
+
+// numberOpt builds the setter of an option holding a value of kind k.
+func numberOpt(k valueKind, set func(j *JobSpec, v int64)) func(*JobSpec, string) error {
 	return func(j *JobSpec, s string) error {
-		v, err := parseInt(s)
+		v, err := k.value(s)
 		if err == nil {
 			set(j, v)
 		}
@@ -57,7 +93,7 @@ func boolOpt(set func(j *JobSpec, v bool)) func(*JobSpec, string) error {
 // this engine does not support, instead of silently using one part.
 func rejectList(s string) error {
 	if strings.Contains(s, ",") {
-		return fmt.Errorf("per-direction values (%q) are not supported; give one value", s)
+		return fmt.Errorf("per-direction values (%s) are not supported; give one value", excerpt(s))
 	}
 	return nil
 }
@@ -82,7 +118,7 @@ func init() {
 			j.Filenames = nil
 			for _, f := range strings.Split(v, ":") {
 				if f == "" {
-					return fmt.Errorf("empty file name in %q", v)
+					return fmt.Errorf("empty file name in %s", excerpt(v))
 				}
 				j.Filenames = append(j.Filenames, f)
 			}
@@ -90,32 +126,32 @@ func init() {
 		}},
 		{name: "directory", help: "directory for generated files and prefix of relative filenames", apply: func(j *JobSpec, v string) error {
 			if strings.Contains(v, ":") {
-				return fmt.Errorf("several directories (%q) are not supported", v)
+				return fmt.Errorf("several directories (%s) are not supported", excerpt(v))
 			}
 			j.Directory = v
 			return nil
 		}},
-		{name: "size", help: "bytes of IO region per clone, split over its files (default: existing file size)", apply: sizeOpt(func(j *JobSpec, v int64) { j.Size = v })},
-		{name: "nrfiles", help: "generated files per clone (default 1)", apply: intOpt(func(j *JobSpec, v int) { j.NrFiles = v })},
-		{name: "offset", help: "start of the IO region in each file", apply: sizeOpt(func(j *JobSpec, v int64) { j.Offset = v })},
+		{name: "size", help: "bytes of IO region per clone, split over its files (default: existing file size)", apply: numberOpt(sizeKind, func(j *JobSpec, v int64) { j.Size = v })},
+		{name: "nrfiles", help: "generated files per clone (default 1)", apply: numberOpt(countKind(1), func(j *JobSpec, v int64) { j.NrFiles = int(v) })},
+		{name: "offset", help: "start of the IO region in each file", apply: numberOpt(sizeKind, func(j *JobSpec, v int64) { j.Offset = v })},
 		{name: "rw", help: "read|write|randread|randwrite|rw|readwrite|randrw (default read)", apply: func(j *JobSpec, v string) error {
 			switch v {
 			case "readwrite":
 				v = RWMixed
 			case RWRead, RWWrite, RWRandRead, RWRandWrite, RWMixed, RWRandMixed:
 			default:
-				return fmt.Errorf("unknown pattern %q (read, write, randread, randwrite, rw, readwrite, randrw)", v)
+				return fmt.Errorf("unknown pattern %s (read, write, randread, randwrite, rw, readwrite, randrw)", excerpt(v))
 			}
 			j.RW = v
 			return nil
 		}},
-		{name: "rwmixread", help: "percent of reads in a mixed job (default 50)", apply: intOpt(func(j *JobSpec, v int) { j.RWMixRead = v })},
-		{name: "rwmixwrite", help: "percent of writes in a mixed job", apply: intOpt(func(j *JobSpec, v int) { j.RWMixRead = 100 - v })},
+		{name: "rwmixread", help: "percent of reads in a mixed job (default 50)", apply: numberOpt(percentKind, func(j *JobSpec, v int64) { j.RWMixRead = int(v) })},
+		{name: "rwmixwrite", help: "percent of writes in a mixed job", apply: numberOpt(percentKind, func(j *JobSpec, v int64) { j.RWMixRead = 100 - int(v) })},
 		{name: "bs", help: "block size (default 4k)", apply: func(j *JobSpec, s string) error {
 			if err := rejectList(s); err != nil {
 				return err
 			}
-			v, err := parseSize(s)
+			v, err := sizeKind.value(s)
 			if err == nil {
 				j.BlockSize, j.BSMin, j.BSMax = v, v, v
 			}
@@ -127,13 +163,13 @@ func init() {
 			}
 			lo, hi, ok := strings.Cut(s, "-")
 			if !ok {
-				return fmt.Errorf("%q is not a range (want min-max, e.g. 4k-64k)", s)
+				return fmt.Errorf("%s is not a range (want min-max, e.g. 4k-64k)", excerpt(s))
 			}
-			a, err := parseSize(lo)
+			a, err := sizeKind.value(lo)
 			if err != nil {
 				return err
 			}
-			b, err := parseSize(hi)
+			b, err := sizeKind.value(hi)
 			if err != nil {
 				return err
 			}
@@ -147,22 +183,14 @@ func init() {
 			if err := rejectList(s); err != nil {
 				return err
 			}
-			v, err := parseSize(s)
+			v, err := sizeKind.value(s)
 			j.BlockAlign = v
 			return err
 		}},
-		{name: "iodepth", help: "IOs in flight per clone (default 1)", apply: intOpt(func(j *JobSpec, v int) { j.IODepth = v })},
-		{name: "numjobs", help: "clones of this job, each on its own thread (default 1)", apply: intOpt(func(j *JobSpec, v int) { j.NumJobs = v })},
-		{name: "runtime", help: "length of the measured phase (bare number = seconds)", apply: func(j *JobSpec, s string) error {
-			v, err := parseDuration(s)
-			j.Runtime = v
-			return err
-		}},
-		{name: "ramp_time", help: "warm-up before measuring; stats are reset after it", apply: func(j *JobSpec, s string) error {
-			v, err := parseDuration(s)
-			j.Ramp = v
-			return err
-		}},
+		{name: "iodepth", help: "IOs in flight per clone (default 1)", apply: numberOpt(countKind(1), func(j *JobSpec, v int64) { j.IODepth = int(v) })},
+		{name: "numjobs", help: "clones of this job, each on its own thread (default 1)", apply: numberOpt(countKind(1), func(j *JobSpec, v int64) { j.NumJobs = int(v) })},
+		{name: "runtime", help: "length of the measured phase (bare number = seconds)", apply: numberOpt(timeKind, func(j *JobSpec, v int64) { j.Runtime = time.Duration(v) })},
+		{name: "ramp_time", help: "warm-up before measuring; stats are reset after it", apply: numberOpt(timeKind, func(j *JobSpec, v int64) { j.Ramp = time.Duration(v) })},
 		{name: "time_based", flag: true, help: "run for runtime even when size is done", apply: boolOpt(func(j *JobSpec, v bool) { j.TimeBased = v })},
 		{name: "direct", flag: true, help: "O_DIRECT (bypass the page cache)", apply: boolOpt(func(j *JobSpec, v bool) { j.Direct = v })},
 		{name: "sync", flag: true, help: "synchronous writes: 1|sync = O_SYNC, dsync = O_DSYNC, 0|none", apply: func(j *JobSpec, s string) error {
@@ -176,19 +204,19 @@ func init() {
 			default:
 				v, err := parseBool(s)
 				if err != nil {
-					return fmt.Errorf("%q is not one of 0, 1, none, sync, dsync", s)
+					return fmt.Errorf("%s is not one of 0, 1, none, sync, dsync", excerpt(s))
 				}
 				j.Sync, j.DSync = v, false
 			}
 			return nil
 		}},
-		{name: "fsync", help: "fsync after this many writes (0 = never)", apply: intOpt(func(j *JobSpec, v int) { j.Fsync = v })},
+		{name: "fsync", help: "fsync after this many writes (0 = never)", apply: numberOpt(countKind(0), func(j *JobSpec, v int64) { j.Fsync = int(v) })},
 		{name: "rate_iops", help: "cap each clone at this many IOPS on an absolute schedule", apply: func(j *JobSpec, s string) error {
 			if err := rejectList(s); err != nil {
 				return err
 			}
-			v, err := parseInt(s)
-			j.RateIOPS = v
+			v, err := rateKind.value(s)
+			j.RateIOPS = int(v)
 			return err
 		}},
 		{name: "ioengine", help: "auto (default: io_uring, else libaio, else psync) | io_uring | libaio | psync", apply: func(j *JobSpec, v string) error {
@@ -197,13 +225,13 @@ func init() {
 				j.IOEngine = v
 				return nil
 			}
-			return fmt.Errorf("unsupported engine %q (auto, io_uring, libaio, psync)", v)
+			return fmt.Errorf("unsupported engine %s (auto, io_uring, libaio, psync)", excerpt(v))
 		}},
 		{name: "randrepeat", flag: true, help: "repeat the same random offsets every run (default 1)", apply: boolOpt(func(j *JobSpec, v bool) { j.RandRepeat = v })},
 		{name: "randseed", help: "seed of the random generator (default fio's 0x89)", apply: func(j *JobSpec, s string) error {
 			v, err := strconv.ParseUint(s, 0, 64)
 			if err != nil {
-				return fmt.Errorf("%q is not a seed: %w", s, err)
+				return fmt.Errorf("%s is not a seed: %w", excerpt(s), err)
 			}
 			j.RandSeed = v
 			return nil
@@ -217,7 +245,7 @@ func init() {
 				j.Fill = strings.ToLower(v)
 				return nil
 			}
-			return fmt.Errorf("unknown policy %q (ifmissing, always, never)", v)
+			return fmt.Errorf("unknown policy %s (ifmissing, always, never)", excerpt(v))
 		}},
 	} {
 		jobOptions[o.name] = o
@@ -244,7 +272,7 @@ var runOptions = map[string]runOption{
 		for _, p := range strings.Split(v, ":") {
 			f, err := strconv.ParseFloat(p, 64)
 			if err != nil || !(f >= 0 && f <= 100) {
-				return fmt.Errorf("%q is not a percentile between 0 and 100", p)
+				return fmt.Errorf("%s is not a percentile between 0 and 100", excerpt(p))
 			}
 			list = append(list, f)
 		}
@@ -264,7 +292,7 @@ var cliOnly = map[string]runOption{
 			o.OutputFormat = v
 			return nil
 		}
-		return fmt.Errorf("unsupported output format %q (normal, json, json+)", v)
+		return fmt.Errorf("unsupported output format %s (normal, json, json+)", excerpt(v))
 	}},
 }
 
@@ -315,7 +343,7 @@ func ParseArgs(args []string) ([]JobSpec, RunOptions, error) {
 		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		name = canonicalName(name)
 		if !knownOption(name) {
-			return nil, RunOptions{}, fmt.Errorf("%w: unknown or unsupported option %q (see --help)", ErrUsage, "--"+name)
+			return nil, RunOptions{}, fmt.Errorf("%w: unknown or unsupported option %s (see --help)", ErrUsage, excerpt("--"+name))
 		}
 		if !hasValue {
 			switch {
@@ -329,7 +357,7 @@ func ParseArgs(args []string) ([]JobSpec, RunOptions, error) {
 			}
 		}
 		if err := p.set(name, value, true); err != nil {
-			return nil, RunOptions{}, fmt.Errorf("%w: --%s=%s: %w", ErrUsage, name, value, err)
+			return nil, RunOptions{}, fmt.Errorf("%w: --%s=%s: %w", ErrUsage, name, excerptValue(value), err)
 		}
 	}
 	jobs, err := p.finish("command line")
@@ -399,7 +427,7 @@ func (p *parser) set(name, value string, cli bool) error {
 	}
 	o, ok := jobOptions[name]
 	if !ok {
-		return fmt.Errorf("unknown or unsupported option %q", name)
+		return fmt.Errorf("unknown or unsupported option %s", excerpt(name))
 	}
 	target := &p.global
 	if p.cur != nil {

@@ -102,74 +102,6 @@ func TestParseArgsErrors(t *testing.T) {
 	}
 }
 
-func TestJobFileSeed001(t *testing.T) {
-	// Seed 001's fiowrite.ini, as published.
-	src := "[global]\nsize=30g\ndirect=1\niodepth=256\nioengine=libaio\nbs=4k\nnumjobs=4\n\n[writer1]\nrw=randwrite\ndirectory=/mnt/nocache\n"
-	jobs, err := ParseJobFile(strings.NewReader(src), "fiowrite.ini")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(jobs) != 1 {
-		t.Fatalf("%d jobs", len(jobs))
-	}
-	j := jobs[0]
-	if j.Name != "writer1" || j.Size != 30<<30 || !j.Direct || j.IODepth != 256 || j.IOEngine != EngineLibaio || j.BlockSize != 4096 ||
-		j.NumJobs != 4 || j.RW != RWRandWrite || j.Directory != "/mnt/nocache" {
-		t.Errorf("job = %+v", j)
-	}
-}
-
-func TestJobFileSeveralSectionsAndGlobals(t *testing.T) {
-	src := `; mixed, as in seed 001
-[global]
-iodepth = 128
-size=1g
-# comment
-group_reporting
-[reader1]
-rw=randread
-directory=/mnt/readcache
-[global]
-rate_iops=3200
-[writer1]
-rw=randwrite
-directory=/mnt/nocache
-time_based
-runtime=30
-`
-	jobs, opts, err := parseJobFile(strings.NewReader(src), "mixed.ini")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(jobs) != 2 || jobs[0].RateIOPS != 0 || jobs[1].RateIOPS != 3200 || jobs[0].IODepth != 128 || jobs[1].IODepth != 128 ||
-		!jobs[1].TimeBased || jobs[1].Runtime != 30*time.Second || !opts.GroupReporting {
-		t.Errorf("jobs = %+v / %+v, opts %+v", jobs[0], jobs[1], opts)
-	}
-}
-
-func TestJobFileErrorsCarryFileAndLine(t *testing.T) {
-	for _, tc := range []struct{ src, want string }{
-		{"size=1g\n[a]\n", "f.ini:1: option"},
-		{"[global]\nsize=1g\n[a]\nbogus=1\n", "f.ini:4: unknown or unsupported option"},
-		{"[global]\nsize=1g\n[a]\niodepth\n", "f.ini:4: option \"iodepth\" needs a value"},
-		{"[global]\nsize=1g\n[a]\nfrob\n", "f.ini:4: unknown or unsupported option \"frob\""},
-		{"[global]\n[a\n", "f.ini:2: section header"},
-		{"[]\n", "f.ini:1: empty section"},
-		{"[a]\nsize=1g\nrw=sideways\n", "f.ini:3: rw=sideways"},
-		{"[a]\nsize=1g\noutput-format=json\n", "f.ini:3: output-format=json: output-format is a command-line option"},
-		{"[a]\nsize=1g\ninclude other.fio\n", "include is not supported"},
-		{"[a]\nname=b\n", "name= inside a section"},
-		{"[global]\nsize=1g\n", "no job section"},
-		{"[global]\nsize=2k\n[a]\nbs=4k\n", "f.ini:3: job \"a\": size"},
-		{"[a]\nsize=1g\nbs=" + strings.Repeat("9", 70000) + "\n", "f.ini:3"},
-	} {
-		_, err := ParseJobFile(strings.NewReader(tc.src), "f.ini")
-		if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, ErrUsage) {
-			t.Errorf("ParseJobFile(%q) error = %v, want one containing %q", tc.src, err, tc.want)
-		}
-	}
-}
-
 func TestParseArgsReadsJobFiles(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "jobs.fio")
 	if err := os.WriteFile(path, []byte("[global]\nsize=1m\npercentile_list=99\n[r]\nrw=randread\n[w]\nrw=randwrite\n"), 0o644); err != nil {
@@ -195,5 +127,61 @@ func TestHelpListsEveryOption(t *testing.T) {
 		if !strings.Contains(help, name) {
 			t.Errorf("help text lacks %s", name)
 		}
+	}
+}
+
+func TestOptionErrorsSayWhichKindOfValue(t *testing.T) {
+	const count1 = "is not a count"
+	for _, tc := range []struct {
+		name string
+		arg  string
+		want []string
+	}{
+		{"a negative iodepth asks for a count of at least 1", "--iodepth=-1", []string{`--iodepth=-1: "-1" is not a count (negative): want a whole number >= 1`}},
+		{"a negative numjobs asks for a count of at least 1", "--numjobs=-2", []string{count1, "(negative)", "a whole number >= 1"}},
+		{"a zero numjobs is below the minimum", "--numjobs=0", []string{count1, "(below 1)", "a whole number >= 1"}},
+		{"a non-numeric nrfiles asks for a count", "--nrfiles=many", []string{`"many" is not a count: want a whole number >= 1`}},
+		{"a negative fsync asks for a count of at least 0", "--fsync=-1", []string{count1, "a whole number >= 0"}},
+		{"a negative rate_iops asks for IOs per second", "--rate_iops=-5", []string{`"-5" is not a rate (negative): want IOs per second, a whole number >= 0`}},
+		{"a negative runtime asks for a time", "--runtime=-1", []string{`"-1" is not a time (negative): want a whole number >= 0 with an optional unit us, ms, s, m, h, d`}},
+		{"a ramp_time with an unknown unit names the unit", "--ramp_time=5y", []string{"is not a time", `unknown time unit "y"`}},
+		{"a rwmixread above 100 asks for a percentage", "--rwmixread=101", []string{`"101" is not a percentage (above 100): want a whole number 0..100`}},
+		{"a negative rwmixwrite asks for a percentage", "--rwmixwrite=-1", []string{"is not a percentage (negative)"}},
+		{"a negative bs asks for a size", "--bs=-4k", []string{`"-4k" is not a size (negative): want a size such as 4k, 1m`}},
+		{"a size with an unknown unit names the unit", "--size=4x", []string{"is not a size", `unknown size unit "x"`}},
+		{"a negative offset asks for a size", "--offset=-1", []string{"is not a size (negative)"}},
+		{"a too large iodepth says so", "--iodepth=99999999999", []string{count1, "above 2147483647"}},
+		{"a count too large for any unit says so", "--numjobs=99999999999999999999", []string{count1, "(too large)"}},
+		{"an over-long value is quoted as a short excerpt", "--iodepth=" + strings.Repeat("x", 5000), []string{`--iodepth="xxxxxxxx`, `"...`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := ParseArgs([]string{"--name=a", "--size=1m", tc.arg})
+			if err == nil || !errors.Is(err, ErrUsage) {
+				t.Fatalf("error %v, want a usage error", err)
+			}
+			msg := err.Error()
+			for _, w := range tc.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("error %q lacks %q", msg, w)
+				}
+			}
+			if tc.arg != "--bs=-4k" && tc.arg != "--size=4x" && tc.arg != "--offset=-1" && strings.Contains(msg, "not a size") {
+				t.Errorf("error %q calls a count, rate, percentage or time a size", msg)
+			}
+			if len(msg) > 300 {
+				t.Errorf("error is %d bytes long: %.100q...", len(msg), msg)
+			}
+		})
+	}
+}
+
+func TestCountsAndRatesTakeFioUnits(t *testing.T) {
+	jobs, _, err := ParseArgs([]string{"--name=a", "--size=1m", "--iodepth=1k", "--rate_iops=2k", "--fsync=0x10", "--offset=010"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j := jobs[0]; j.IODepth != 1024 || j.RateIOPS != 2048 || j.Fsync != 16 || j.Offset != 10 {
+		t.Errorf("iodepth %d, rate_iops %d, fsync %d, offset %d; want 1024, 2048, 16 and 10 (a leading 0 is decimal, as in fio)",
+			j.IODepth, j.RateIOPS, j.Fsync, j.Offset)
 	}
 }

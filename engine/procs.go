@@ -5,22 +5,36 @@ import (
 	"sync"
 )
 
-// procs gives every worker thread of every run in flight its own P. Runs may
-// overlap in one process (concurrent cells of a slot, several clients of the
-// local runner), so the worker count is summed over them, and GOMAXPROCS
-// goes back to what it was only when the last run ends.
+// procs gives every worker thread of every run in flight its own P and keeps
+// them all within MaxWorkerThreads. Runs may overlap in one process
+// (concurrent cells of a slot, several clients of the local runner), so the
+// worker count is summed over them, and GOMAXPROCS goes back to what it was
+// only when the last run ends.
 var procs struct {
 	sync.Mutex
 	workers  int
 	baseline int
 }
 
+// gomaxprocs is runtime.GOMAXPROCS; tests of the thread budget replace it
+// so as not to raise the real one to thousands.
+var gomaxprocs = runtimeGOMAXPROCS
+
+// runtimeGOMAXPROCS is the real one, for restoring the seam.
+var runtimeGOMAXPROCS = runtime.GOMAXPROCS
+
 // reserveProcs accounts for n more worker threads and returns the release.
-func reserveProcs(n int) (release func()) {
+// It refuses (an error wrapping ErrUsage, naming detail, the jobs' account
+// from WorkerThreads) when the runs in flight would exceed
+// MaxWorkerThreads, before anything of the run has started.
+func reserveProcs(n int, detail string) (release func(), err error) {
 	procs.Lock()
 	defer procs.Unlock()
+	if err := checkThreadBudget(n, detail, procs.workers); err != nil {
+		return nil, err
+	}
 	if procs.workers == 0 {
-		procs.baseline = runtime.GOMAXPROCS(0)
+		procs.baseline = gomaxprocs(0)
 	}
 	procs.workers += n
 	setProcsLocked()
@@ -29,7 +43,7 @@ func reserveProcs(n int) (release func()) {
 		defer procs.Unlock()
 		procs.workers -= n
 		setProcsLocked()
-	}
+	}, nil
 }
 
 func setProcsLocked() {
@@ -37,7 +51,7 @@ func setProcsLocked() {
 	if procs.workers > 0 {
 		want = max(want, procs.workers+1)
 	}
-	if runtime.GOMAXPROCS(0) != want {
-		runtime.GOMAXPROCS(want)
+	if gomaxprocs(0) != want {
+		gomaxprocs(want)
 	}
 }

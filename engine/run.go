@@ -1,3 +1,5 @@
+//go:build linux
+
 package engine
 
 import (
@@ -10,9 +12,6 @@ import (
 
 	"github.com/storagebench/storagebench/engine/result"
 )
-
-// defaultInterval is the time-series interval when RunOptions leaves it 0.
-const defaultInterval = time.Second
 
 // jobRun is one job's workers and how its backend was chosen.
 type jobRun struct {
@@ -76,6 +75,19 @@ func execute(ctx context.Context, jobs []JobSpec, opts RunOptions) (*execution, 
 	if len(jobs) == 0 {
 		return nil, fmt.Errorf("%w: no jobs", ErrUsage)
 	}
+	if err := validateJobs(jobs); err != nil {
+		return nil, err
+	}
+	// The thread budget is checked before anything is laid out or
+	// started: beyond it Go would kill the process. Every worker thread
+	// then gets its own P, so a worker returning from a blocking system
+	// call never waits for another to release one: the threads behave
+	// like fio's, scheduled by the kernel alone.
+	release, err := reserveProcs(WorkerThreads(jobs))
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	targets, err := prepare(ctx, jobs)
 	if err != nil {
 		return nil, err
@@ -88,10 +100,6 @@ func execute(ctx context.Context, jobs []JobSpec, opts RunOptions) (*execution, 
 	for _, r := range runs {
 		all = append(all, r.workers...)
 	}
-	// Every worker thread gets its own P, so a worker returning from a
-	// blocking system call never waits for another to release one: the
-	// threads then behave like fio's, scheduled by the kernel alone.
-	defer reserveProcs(len(all))()
 
 	var stop atomic.Bool
 	sched := &runSchedule{stop: &stop, interval: int64(opts.Interval)}
@@ -144,21 +152,8 @@ func planWorkers(jobs []JobSpec) ([]*jobRun, error) {
 	var runs []*jobRun
 	for ji := range jobs {
 		j := &jobs[ji]
-		choice := chooseBackend(j.IOEngine)
-		r := &jobRun{spec: j, kind: choice.name, reason: choice.reason, lanes: 1}
-		depth := j.IODepth
-		if choice.name == EnginePsync && j.IODepth > 1 {
-			if j.IOEngine == EngineAuto {
-				// Falling back must not silently change the workload:
-				// keep the queue depth with one locked thread per slot.
-				r.lanes, depth = j.IODepth, 1
-				r.reason += fmt.Sprintf("; iodepth=%d kept with %d locked threads per clone, one blocking IO each", j.IODepth, j.IODepth)
-			} else {
-				// fio's psync does one IO at a time whatever iodepth says.
-				depth = 1
-				r.reason += fmt.Sprintf("; psync does one IO at a time, as in fio (iodepth=%d ignored)", j.IODepth)
-			}
-		}
+		p := planBackend(j)
+		r := &jobRun{spec: j, kind: p.kind, reason: p.reason, lanes: p.lanes}
 		for c := 0; c < j.NumJobs; c++ {
 			files, err := j.resolveFiles(c)
 			if err != nil {
@@ -166,7 +161,7 @@ func planWorkers(jobs []JobSpec) ([]*jobRun, error) {
 			}
 			for lane := 0; lane < r.lanes; lane++ {
 				r.workers = append(r.workers, &worker{
-					job: j, jobID: ji, clone: c, lane: lane, lanes: r.lanes, depth: depth,
+					job: j, jobID: ji, clone: c, lane: lane, lanes: r.lanes, depth: p.depth,
 					files: files, kind: r.kind,
 				})
 			}

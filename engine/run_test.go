@@ -1,3 +1,5 @@
+//go:build linux
+
 package engine
 
 import (
@@ -395,15 +397,7 @@ func TestDeviceErrorGivesPartialResult(t *testing.T) {
 }
 
 func TestAutoFallbackToPsyncKeepsQueueDepth(t *testing.T) {
-	probeCache.Lock()
-	savedDone, savedChoice := probeCache.done, probeCache.choice
-	probeCache.done, probeCache.choice = true, backendChoice{name: EnginePsync, reason: "auto: io_uring refused (operation not permitted); libaio refused (operation not permitted); using psync"}
-	probeCache.Unlock()
-	defer func() {
-		probeCache.Lock()
-		probeCache.done, probeCache.choice = savedDone, savedChoice
-		probeCache.Unlock()
-	}()
+	withProbedBackend(t, backendChoice{name: EnginePsync, reason: "auto: io_uring refused (operation not permitted); libaio refused (operation not permitted); using psync"})
 	doc := runCached(t, "--name=fb", "--directory="+t.TempDir(), "--size=8m", "--rw=randread", "--bs=4k", "--iodepth=4",
 		"--rate_iops=400", "--runtime=1", "--time_based")
 	ext := doc.Storagebench.Jobs[0]
@@ -417,5 +411,46 @@ func TestAutoFallbackToPsyncKeepsQueueDepth(t *testing.T) {
 	}
 	if len(doc.Jobs) != 1 {
 		t.Fatalf("%d entries: lanes of a clone must report as one job", len(doc.Jobs))
+	}
+}
+
+func TestRunRefusesTooManyThreadsBeforeLayingOutOrStarting(t *testing.T) {
+	withProbedBackend(t, psyncFallback)
+	dir := t.TempDir()
+	jobs, opts := job(t, "--name=many", "--directory="+dir, "--size=1m", "--numjobs=2", "--iodepth=2049", "--rw=randread")
+	_, runErr := Run(context.Background(), jobs, opts)
+	prepareErr := Prepare(context.Background(), jobs)
+	for what, err := range map[string]error{"Run": runErr, "Prepare": prepareErr} {
+		if err == nil || !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "need 4098 worker threads") ||
+			!strings.Contains(err.Error(), "bound of 4096") || !strings.Contains(err.Error(), "reduce numjobs") {
+			t.Errorf("%s: error %v, want the thread budget's usage error", what, err)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("the refused run laid out %d file(s)", len(entries))
+	}
+	procs.Lock()
+	inUse := procs.workers
+	procs.Unlock()
+	if inUse != 0 {
+		t.Errorf("%d worker threads still reserved after the refusal", inUse)
+	}
+}
+
+func TestWorkerThreadsIsTheNumberOfWorkersPlanned(t *testing.T) {
+	for _, probed := range []backendChoice{{name: EngineIOUring}, psyncFallback} {
+		withProbedBackend(t, probed)
+		jobs, _ := job(t, "--size=1m", "--directory="+t.TempDir(), "--name=a", "--numjobs=3", "--iodepth=5", "--name=b", "--ioengine=psync", "--iodepth=7")
+		runs, err := planWorkers(jobs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		workers := 0
+		for _, r := range runs {
+			workers += len(r.workers)
+		}
+		if threads, detail := WorkerThreads(jobs); threads != workers {
+			t.Errorf("probed %s: WorkerThreads says %d (%s), planWorkers made %d", probed.name, threads, detail, workers)
+		}
 	}
 }

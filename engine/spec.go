@@ -134,6 +134,9 @@ type RunOptions struct {
 	GlobalOptions map[string]string
 }
 
+// defaultInterval is the time-series interval when RunOptions leaves it 0.
+const defaultInterval = time.Second
+
 // defaultJob is fio's defaults plus ours (ioengine auto, fill ifmissing).
 func defaultJob() JobSpec {
 	return JobSpec{

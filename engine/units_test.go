@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"testing"
 	"time"
 )
@@ -11,7 +12,7 @@ func TestParseSizeMatchesFio(t *testing.T) {
 	for in, want := range map[string]int64{
 		"4096": 4096, "4k": 4096, "4K": 4096, "4ki": 4096, "4KB": 4096, "4kB": 4096,
 		"4kib": 4000, "4KiB": 4000, "1m": 1 << 20, "1mi": 1 << 20, "1MiB": 1000000,
-		"1MB": 1 << 20, "2g": 2 << 30, "1t": 1 << 40, "4b": 4, "0x1000": 4096, "0": 0,
+		"1MB": 1 << 20, "2g": 2 << 30, "1t": 1 << 40, "4b": 4, "0x1000": 4096, "0": 0, "010": 10, "0x10k": 16 << 10,
 	} {
 		got, err := parseSize(in)
 		if err != nil || got != want {
@@ -39,5 +40,28 @@ func TestParseDuration(t *testing.T) {
 		if v, err := parseDuration(in); err == nil {
 			t.Errorf("parseDuration(%q) = %v, want an error", in, v)
 		}
+	}
+}
+
+func TestParseErrorsSayWhatIsWrong(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		in   string
+		want error
+	}{
+		{"a negative size is negative, not garbage", "-4k", errNegative},
+		{"a word is not a number", "abc", errNotNumber},
+		{"a lone minus is not a number", "-", errNotNumber},
+		{"more digits than fit are too large", "99999999999999999999", errTooLarge},
+		{"a unit that overflows is too large", "9000000p", errTooLarge},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := parseSize(tc.in); !errors.Is(err, tc.want) {
+				t.Errorf("parseSize(%q) error %v, want %v", tc.in, err, tc.want)
+			}
+		})
+	}
+	if _, err := parseDuration("-1"); !errors.Is(err, errNegative) {
+		t.Errorf("parseDuration(-1) error %v, want %v", err, errNegative)
 	}
 }

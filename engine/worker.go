@@ -1,3 +1,5 @@
+//go:build linux
+
 package engine
 
 import (
@@ -10,17 +12,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// timedWaitWindow is how close to the end of the ramp or of the run an
-// unpaced worker switches from untimed to timed waits.
-const timedWaitWindow = 50 * time.Millisecond
-
 // yieldEvery is how often a worker passes through the Go scheduler; it
 // must stay well below the runtime's 10 ms forced-preemption threshold.
 const yieldEvery = 2 * time.Millisecond
-
-// maxWait bounds every blocking wait so that a cancelled run is noticed
-// promptly even while IOs hang.
-const maxWait = 100 * time.Millisecond
 
 // slot is one IO buffer with the IO using it.
 type slot struct {
@@ -94,7 +88,10 @@ func (w *worker) setup() error {
 		flags |= unix.O_DSYNC
 	}
 	for _, f := range w.files {
-		fd, err := unix.Open(f.path, flags, 0)
+		fd, err := openFile(f.path, flags, 0)
+		if refusesDirect(flags, err) {
+			return fmt.Errorf("job %q: %w", j.Name, directUnsupported(f.path, err))
+		}
 		if err != nil {
 			return fmt.Errorf("job %q: opening %s: %w", j.Name, f.path, err)
 		}
@@ -253,37 +250,17 @@ func (w *worker) run(s runSchedule) {
 				}
 			}
 		}
-		// How long may we block? Until the next due IO, the end of the
-		// ramp or run, the interval boundary, and never more than maxWait.
-		wait := int64(maxWait)
+		// How many completions to wait for, and how long: see decideWait.
+		ws := waitState{
+			now: now, inflight: inflight, free: len(w.free), paced: pace != nil,
+			measuring: measuring, rampEnd: rampEnd, end: end, nextBoundary: nextBoundary, stopping: stopping,
+		}
 		if pace != nil && len(w.free) > 0 && !stopping {
-			wait = min(wait, pace.nextDue()-now)
+			ws.nextDue = pace.nextDue() // only then does decideWait read it
 		}
-		if !measuring {
-			wait = min(wait, rampEnd-now)
-		} else {
-			wait = min(wait, nextBoundary-now)
-		}
-		if !stopping {
-			wait = min(wait, end-now)
-		}
-		minComplete := 0
-		if wait > 0 && (inflight > 0 || pace != nil) {
-			minComplete = 1
-		}
-		if inflight > 0 && pace == nil && !stopping && end-now > int64(timedWaitWindow) &&
-			(measuring || rampEnd-now > int64(timedWaitWindow)) {
-			// A completion will wake us: wait without a timeout. A
-			// timed wait arms a kernel timer on every call, which in
-			// a VM costs an exit to the hypervisor per IO at low
-			// queue depths. Interval boundaries and cancellation are
-			// then noticed at the next completion; the ramp and run
-			// ends, where precision matters, get timed waits again
-			// once they are near.
-			wait = 0
-		}
+		wd := decideWait(ws)
 		var err error
-		w.comps, err = w.be.wait(minComplete, time.Duration(wait), w.comps[:0])
+		w.comps, err = w.be.wait(wd.minComplete, wd.timeout, w.comps[:0])
 		if err != nil {
 			w.fail(fmt.Errorf("job %q: %w", j.Name, err))
 			break // the backend is unusable; close cancels what is in flight

@@ -1,8 +1,5 @@
-// Package aio drives Linux native AIO (io_setup, io_submit, io_getevents)
-// through raw system calls. It is the engine's fallback when io_uring is
-// refused: the default seccomp profiles of containerd and Docker block
-// io_uring but allow these calls. Like fio's libaio engine it is only truly
-// asynchronous with O_DIRECT; buffered IO completes inside io_submit.
+//go:build linux
+
 package aio
 
 import (
