@@ -20,19 +20,22 @@ const (
 )
 
 // iocb is struct iocb (64 bytes, little-endian field order).
+// Fields the engine never sets (aio_key, aio_rw_flags, aio_reqprio,
+// aio_reserved2, aio_flags, aio_resfd) are blank: they only hold the
+// kernel's layout and stay zero.
 type iocb struct {
-	data      uint64
-	key       uint32
-	rwFlags   uint32
-	opcode    uint16
-	reqprio   int16
-	fildes    uint32
-	buf       uint64
-	nbytes    uint64
-	offset    int64
-	reserved2 uint64
-	flags     uint32
-	resfd     uint32
+	data   uint64
+	_      uint32 // aio_key
+	_      uint32 // aio_rw_flags
+	opcode uint16
+	_      int16 // aio_reqprio
+	fildes uint32
+	buf    uint64
+	nbytes uint64
+	offset int64
+	_      uint64 // aio_reserved2
+	_      uint32 // aio_flags
+	_      uint32 // aio_resfd
 }
 
 // event is struct io_event (32 bytes).
