@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -72,5 +73,14 @@ func waitAll(t *testing.T, c *Context, n int, wantRes int32) {
 		if c.Res != wantRes {
 			t.Fatalf("completion %d: res %d, want %d", c.UserData, c.Res, wantRes)
 		}
+	}
+}
+
+func TestStructsHaveTheKernelsSizes(t *testing.T) {
+	if got := unsafe.Sizeof(iocb{}); got != 64 {
+		t.Errorf("iocb is %d bytes, struct iocb is 64", got)
+	}
+	if got := unsafe.Sizeof(event{}); got != 32 {
+		t.Errorf("event is %d bytes, struct io_event is 32", got)
 	}
 }
