@@ -70,6 +70,9 @@ func (c *Client) Run(ctx context.Context) *results.ClientReport {
 }
 
 func (c *Client) run(ctx context.Context, report *results.ClientReport) error {
+	if err := checkThreads(c.Plan); err != nil {
+		return err
+	}
 	data, err := dataFor(c.Plan, c.Index)
 	if err != nil {
 		return err

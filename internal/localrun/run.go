@@ -49,6 +49,9 @@ type Options struct {
 // ends the run; the result then carries the error and the targets measured
 // before it.
 func Run(ctx context.Context, b *sbv1.StorageBenchmark, opts Options) (*results.RunResult, error) {
+	if err := checkThreads(b); err != nil {
+		return nil, err
+	}
 	paths, cleanup, err := targetPaths(b, opts)
 	if err != nil {
 		return nil, err
