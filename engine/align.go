@@ -66,7 +66,7 @@ func (j *JobSpec) checkAlignment(path string, align int64) error {
 			return err
 		}
 		if j.sizeStep()%align != 0 {
-			return fmt.Errorf("job %q: --bsrange minimum %d is not a power of two, so IO sizes would not stay multiples of %d, the O_DIRECT alignment of %s", j.Name, j.BSMin, align, path)
+			return fmt.Errorf("job %q: --bsrange draws sizes in steps of %d, which are not multiples of %d, the O_DIRECT alignment of %s (a minimum that is not a power of two steps by 1 byte)", j.Name, j.sizeStep(), align, path)
 		}
 	}
 	if err := check("blockalign", j.offsetAlign()); err != nil {
@@ -75,9 +75,13 @@ func (j *JobSpec) checkAlignment(path string, align int64) error {
 	return check("offset", j.Offset)
 }
 
-// sizeStep is the granularity of IO sizes drawn from a bsrange: multiples
-// of the minimum when it is a power of two (fio's rule), else any size.
+// sizeStep is the granularity of IO sizes drawn from a bsrange: BSStep when
+// set, else multiples of the minimum when it is a power of two (fio's rule),
+// else any size.
 func (j *JobSpec) sizeStep() int64 {
+	if j.BSStep > 0 {
+		return j.BSStep
+	}
 	if j.BSMin&(j.BSMin-1) == 0 {
 		return j.BSMin
 	}

@@ -454,3 +454,26 @@ func TestWorkerThreadsIsTheNumberOfWorkersPlanned(t *testing.T) {
 		}
 	}
 }
+
+// The StorageBenchmark API's blockSizeRange steps sizes by its alignment:
+// a minimum that is not a power of two (12 KiB) then still gives sizes
+// O_DIRECT accepts, where fio's rule would step by single bytes.
+func TestBlockSizeRangeStepsByItsSizeStep(t *testing.T) {
+	dir := t.TempDir()
+	jobs, opts := job(t, "--name=r", "--directory="+dir, "--size=4m", "--rw=randread", "--bsrange=12k-64k",
+		"--direct=1", "--iodepth=4", "--runtime=300ms", "--time_based", "--output-format=json")
+	jobs[0].BSStep = 4096
+	doc, err := Run(context.Background(), jobs, opts)
+	if err != nil {
+		t.Fatalf("a range stepping by 4 KiB must run with O_DIRECT: %v", err)
+	}
+	r := doc.Jobs[0].Read
+	if r.TotalIOs == 0 || r.IOBytes%4096 != 0 || r.IOBytes < r.TotalIOs*12<<10 || r.IOBytes > r.TotalIOs*64<<10 {
+		t.Fatalf("%d reads of %d bytes in all: sizes off the 4 KiB grid or outside 12k-64k", r.TotalIOs, r.IOBytes)
+	}
+
+	jobs[0].BSStep = 5 << 10
+	if _, err := Run(context.Background(), jobs, opts); err == nil || !strings.Contains(err.Error(), "size step 5120 does not divide the range 12288-65536") {
+		t.Fatalf("a step that misses the maximum must be refused, got %v", err)
+	}
+}

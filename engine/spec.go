@@ -81,6 +81,11 @@ type JobSpec struct {
 	BlockSize, BSMin, BSMax int64
 	// BlockAlign aligns random offsets (default: BSMin).
 	BlockAlign int64
+	// BSStep, when set, is the step between the sizes a bsrange draws:
+	// BSMin, BSMin+BSStep, ..., BSMax. It is the StorageBenchmark API's
+	// blockSizeRange.alignment (sizes in steps of alignment, as Elastifile's
+	// --io-alignment); fio has no such option, and 0 keeps fio's rule.
+	BSStep int64
 	// IODepth is the number of IOs kept in flight per clone.
 	IODepth int
 	// NumJobs is the number of clones.
@@ -186,6 +191,8 @@ func (j *JobSpec) validate() error {
 		return bad("bs", "block size %d is larger than 1 GiB", j.BSMax)
 	case j.BlockAlign < 0:
 		return bad("blockalign", "must not be negative")
+	case j.BSStep < 0 || (j.BSStep > 0 && ((j.BSMax-j.BSMin)%j.BSStep != 0)):
+		return bad("bsrange", "size step %d does not divide the range %d-%d", j.BSStep, j.BSMin, j.BSMax)
 	case j.IODepth < 1 || j.IODepth > 4096:
 		return bad("iodepth", "%d is outside 1..4096", j.IODepth)
 	case j.NumJobs < 1 || j.NumJobs > 1024:

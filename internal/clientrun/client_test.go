@@ -130,3 +130,21 @@ func TestClientReportsAnUnusableDataPath(t *testing.T) {
 		t.Fatalf("want an error naming the path, got %q", r.Error)
 	}
 }
+
+// A blockSizeRange admission accepts runs: sizes step by its alignment, so
+// a minimum that is not a power of two still gives O_DIRECT-aligned IOs.
+func TestABlockSizeRangeThatAdmissionAcceptsRuns(t *testing.T) {
+	b := smallBenchmark(1, false)
+	align := sbv1.BlockSize("4Ki")
+	b.Spec.Workloads = []sbv1.WorkloadGroup{{Name: "range", BlockSizeRange: &sbv1.BlockSizeRange{Min: "12Ki", Max: "64Ki", Alignment: &align},
+		ReadPercents: []int32{100}, QueueDepths: []int32{4}, NumJobs: []int32{1}, DurationSeconds: 1, Direct: ptrBool(true)}}
+	if errs := b.Spec.Validate(); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	tr, _ := runClients(t, plan.Build(b, &b.Spec.Targets[0], t.TempDir()))
+	if r := tr.Cells[0].Result().Read; r == nil || r.IOs == 0 || r.Bytes%4096 != 0 {
+		t.Fatalf("reads %+v", r)
+	}
+}
+
+func ptrBool(v bool) *bool { return &v }

@@ -100,7 +100,8 @@ func (ds *dataSet) cellJob(p *plan.Plan, c *sbv1.Cell, seed uint64) engine.JobSp
 		j.BlockSize, j.BSMin, j.BSMax = c.BlockSizeBytes, c.BlockSizeBytes, c.BlockSizeBytes
 	} else {
 		j.BlockSize, j.BSMin, j.BSMax = c.BlockSizeMinBytes, c.BlockSizeMinBytes, c.BlockSizeMaxBytes
-		j.BlockAlign = c.BlockAlignmentBytes
+		// Sizes step by the alignment, as the API documents.
+		j.BlockAlign, j.BSStep = c.BlockAlignmentBytes, c.BlockAlignmentBytes
 	}
 	return j
 }
