@@ -3,10 +3,7 @@ package controllers_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,6 +20,7 @@ import (
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
 	"github.com/storagebench/storagebench/controllers"
+	"github.com/storagebench/storagebench/internal/fakecluster"
 	"github.com/storagebench/storagebench/internal/testenv"
 )
 
@@ -37,7 +35,7 @@ var (
 	// and timeouts instead of sleeping through them.
 	testClock = clocktesting.NewFakeClock(time.Now())
 	// podLogs serves the client logs a kubelet would.
-	podLogs = &fakeLogs{logs: map[string]string{}}
+	podLogs = fakecluster.NewLogs()
 	// stopManager stops the running manager; startManager starts another
 	// (restart tests).
 	stopManager func()
@@ -81,31 +79,6 @@ func startManager() error {
 	}()
 	stopManager = func() { cancel(); <-done }
 	return nil
-}
-
-// fakeLogs plays the kubelet's log endpoint.
-type fakeLogs struct {
-	mu   sync.Mutex
-	logs map[string]string
-}
-
-func (f *fakeLogs) set(namespace, pod, log string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.logs[namespace+"/"+pod] = log
-}
-
-func (f *fakeLogs) ReadLog(_ context.Context, namespace, pod, _ string, limitBytes int64) (io.ReadCloser, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	log, ok := f.logs[namespace+"/"+pod]
-	if !ok {
-		return nil, fmt.Errorf("pods %q not found", pod)
-	}
-	if int64(len(log)) > limitBytes {
-		log = log[:limitBytes]
-	}
-	return io.NopCloser(strings.NewReader(log)), nil
 }
 
 // newNamespace gives each test its own namespace.

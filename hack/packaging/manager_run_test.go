@@ -31,6 +31,7 @@ import (
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
 	"github.com/storagebench/storagebench/internal/podsecurity"
+	"github.com/storagebench/storagebench/internal/testenv"
 )
 
 // A manager started from a rendered Deployment: the real binary, the
@@ -128,19 +129,18 @@ func (m *managerProcess) stop(t *testing.T) {
 // waitFor polls check, failing with the manager's log on timeout or exit.
 func (m *managerProcess) waitFor(t *testing.T, timeout time.Duration, what string, check func() error) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	var err error
-	for time.Now().Before(deadline) {
-		if err = check(); err == nil {
-			return
-		}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	go func() {
 		select {
 		case <-m.exited:
-			t.Fatalf("manager %s exited while waiting for %s (%v); log:\n%s", m.description, what, m.cmd.ProcessState, m.logs)
-		case <-time.After(200 * time.Millisecond):
+			cancel(fmt.Errorf("manager %s exited (%v)", m.description, m.cmd.ProcessState))
+		case <-ctx.Done():
 		}
+	}()
+	if err := testenv.Poll(ctx, timeout, 200*time.Millisecond, check); err != nil {
+		t.Fatalf("waiting for %s: %v; manager log:\n%s", what, err, m.logs)
 	}
-	t.Fatalf("timed out after %s waiting for %s: %v; manager log:\n%s", timeout, what, err, m.logs)
 }
 
 // checkLogClean fails on permission errors in the manager's log: a missing

@@ -1,0 +1,82 @@
+package fakecluster
+
+import (
+	"bytes"
+	"time"
+
+	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
+	"github.com/storagebench/storagebench/engine/hist"
+	"github.com/storagebench/storagebench/engine/result"
+	"github.com/storagebench/storagebench/internal/plan"
+	"github.com/storagebench/storagebench/results"
+)
+
+// SamplesFor makes a client's latency samples for a cell: different per
+// client, cell and direction, so that a wrong merge shows.
+func SamplesFor(client int32, cellIndex int, direction int) []int64 {
+	n := 200 + int(client)*50 + cellIndex*30 + direction*10
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = int64(20_000 + (i*7919)%50_000*(int(client)+1) + cellIndex*1000 + direction*3000)
+	}
+	return out
+}
+
+// ClientLog is the log of a client that ran its plan: a line of its own,
+// then its framed report with one engine document per cell run.
+func ClientLog(p *plan.Plan, client int32, start plan.StartRecord) (string, error) {
+	report := &results.ClientReport{
+		SchemaVersion: results.ClientReportSchema, Benchmark: p.Benchmark, Generation: p.Generation,
+		Target: p.Target, Client: client, Node: "node-1", EngineVersion: "test", StartUnixNano: start.Start.UnixNano(),
+	}
+	cellIndex := 0
+	for _, slot := range p.Slots {
+		for _, cell := range slot.Cells {
+			report.Runs = append(report.Runs, results.CellRun{
+				Cell: cell.Name, Repetition: slot.Repetition,
+				Document: EngineDocument(cell, client, cellIndex, start.Start.Add(time.Duration(slot.OffsetMilliseconds)*time.Millisecond)),
+			})
+			cellIndex++
+		}
+	}
+	var buf bytes.Buffer
+	buf.WriteString("I1129 client log line before the report\n")
+	if err := results.WriteClientReport(&buf, report); err != nil {
+		return "", err
+	}
+	return buf.String(), nil
+}
+
+// EngineDocument is one cell's engine result on one client, from SamplesFor:
+// 4 KiB IOs, one per sample, over one second.
+func EngineDocument(cell sbv1.Cell, client int32, cellIndex int, start time.Time) *result.Document {
+	job := result.Job{JobName: cell.Name}
+	ext := result.JobExtension{JobName: cell.Name, Backend: "io_uring", StartUnixNano: start.UnixNano() + int64(client)*1000, EndUnixNano: start.Add(time.Second).UnixNano()}
+	fill := func(d *result.Direction, e *result.DirectionExtension, direction int) {
+		h := hist.New()
+		for _, s := range SamplesFor(client, cellIndex, direction) {
+			h.Record(s)
+		}
+		n := h.Count()
+		*d = result.Direction{TotalIOs: n, IOBytes: n * 4096, BwBytes: n * 4096, IOPS: float64(n)}
+		*e = result.DirectionExtension{Lat: h.Encode(), Clat: h.Encode()}
+	}
+	if cell.Reads() {
+		fill(&job.Read, &ext.Read, 0)
+	}
+	if cell.Writes() {
+		fill(&job.Write, &ext.Write, 1)
+	}
+	return &result.Document{Jobs: []result.Job{job}, Storagebench: result.Extension{SchemaVersion: result.SchemaVersion, Jobs: []result.JobExtension{ext}}}
+}
+
+// ExpectedDirection is what merging the clients' samples must give.
+func ExpectedDirection(clients int32, cellIndex, direction int) (iops float64, p99 int64) {
+	h := hist.New()
+	for c := int32(0); c < clients; c++ {
+		for _, s := range SamplesFor(c, cellIndex, direction) {
+			h.Record(s)
+		}
+	}
+	return float64(h.Count()), h.Percentile(99)
+}
