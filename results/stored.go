@@ -61,10 +61,12 @@ func withoutClientDetail(tr *TargetResult) *TargetResult {
 // DecodeStored reads a results ConfigMap's data back.
 func DecodeStored(data map[string]string, binary map[string][]byte) (*TargetResult, error) {
 	var raw []byte
+	var key string // names the document in errors
 	switch {
 	case data[StoredKey] != "":
-		raw = []byte(data[StoredKey])
+		raw, key = []byte(data[StoredKey]), StoredKey
 	case len(binary[StoredGzipKey]) > 0:
+		key = StoredGzipKey
 		zr, err := gzip.NewReader(bytes.NewReader(binary[StoredGzipKey]))
 		if err != nil {
 			return nil, fmt.Errorf("unpacking %s: %w", StoredGzipKey, err)
@@ -77,7 +79,7 @@ func DecodeStored(data map[string]string, binary map[string][]byte) (*TargetResu
 		return nil, errors.New("no " + StoredKey + " or " + StoredGzipKey + " key")
 	}
 	tr := &TargetResult{}
-	if err := json.Unmarshal(raw, tr); err != nil {
+	if err := DecodeJSON(key, raw, tr); err != nil {
 		return nil, fmt.Errorf("reading stored results: %w", err)
 	}
 	if tr.SchemaVersion != TargetResultSchema {
