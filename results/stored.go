@@ -71,9 +71,13 @@ func DecodeStored(data map[string]string, binary map[string][]byte) (*TargetResu
 		if err != nil {
 			return nil, fmt.Errorf("unpacking %s: %w", StoredGzipKey, err)
 		}
-		raw, err = io.ReadAll(io.LimitReader(zr, maxUnpackedBytes))
+		raw, err = io.ReadAll(io.LimitReader(zr, maxUnpackedBytes+1))
 		if err != nil {
 			return nil, fmt.Errorf("unpacking %s: %w", StoredGzipKey, err)
+		}
+		if len(raw) > maxUnpackedBytes {
+			// Cut off at the limit, it would only read as truncated JSON.
+			return nil, fmt.Errorf("unpacking %s: more than the limit of %d bytes", StoredGzipKey, maxUnpackedBytes)
 		}
 	default:
 		return nil, errors.New("no " + StoredKey + " or " + StoredGzipKey + " key")

@@ -1,6 +1,8 @@
 package results
 
 import (
+	"bytes"
+	"compress/gzip"
 	"strings"
 	"testing"
 )
@@ -62,5 +64,19 @@ func TestDecodeStoredRefusesForeignData(t *testing.T) {
 	}
 	if _, err := DecodeStored(nil, map[string][]byte{StoredGzipKey: []byte("not gzip")}); err == nil {
 		t.Errorf("bad gzip accepted")
+	}
+}
+
+func TestDecodeStoredRefusesGzipBeyondItsLimit(t *testing.T) {
+	var packed bytes.Buffer
+	zw := gzip.NewWriter(&packed)
+	spaces := bytes.Repeat([]byte(" "), 1<<20)
+	for i := 0; i <= maxUnpackedBytes>>20; i++ {
+		_, _ = zw.Write(spaces)
+	}
+	_ = zw.Close()
+	_, err := DecodeStored(nil, map[string][]byte{StoredGzipKey: packed.Bytes()})
+	if err == nil || !strings.Contains(err.Error(), "more than the limit") {
+		t.Fatalf("error %v, want the limit named rather than truncated JSON", err)
 	}
 }
