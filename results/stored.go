@@ -58,7 +58,9 @@ func withoutClientDetail(tr *TargetResult) *TargetResult {
 	return &slim
 }
 
-// DecodeStored reads a results ConfigMap's data back.
+// DecodeStored reads a results ConfigMap's data back and checks it (see
+// Check): the controller and `storagebench report NAME` read results
+// ConfigMaps, which anything allowed to write ConfigMaps can change.
 func DecodeStored(data map[string]string, binary map[string][]byte) (*TargetResult, error) {
 	var raw []byte
 	var key string // names the document in errors
@@ -88,6 +90,9 @@ func DecodeStored(data map[string]string, binary map[string][]byte) (*TargetResu
 	}
 	if tr.SchemaVersion != TargetResultSchema {
 		return nil, fmt.Errorf("stored results have schema %q, not %q", tr.SchemaVersion, TargetResultSchema)
+	}
+	if err := tr.Check(""); err != nil {
+		return nil, fmt.Errorf("reading stored results: %w", placeInDocument(key, raw, err))
 	}
 	return tr, nil
 }
