@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
 	"github.com/storagebench/storagebench/engine/hist"
@@ -207,11 +208,27 @@ func (c *checker) outcome(o *Outcome) {
 				c.named(jsonIndex(jsonField(path, "byLatencyP99"), k), name)
 			}
 			for k, d := range cc.VsBaseline {
-				c.named(jsonField(jsonIndex(jsonField(path, "vsBaseline"), k), "target"), d.Target)
+				p := jsonIndex(jsonField(path, "vsBaseline"), k)
+				c.named(jsonField(p, "target"), d.Target)
+				c.decimal(jsonField(p, "iopsRatio"), d.IOPSRatio)
+				c.decimal(jsonField(p, "bytesPerSecondRatio"), d.BytesPerSecondRatio)
+				c.decimal(jsonField(p, "throughputOverheadPercent"), d.ThroughputOverheadPercent)
+				c.latencySummary(jsonField(p, "latencyRatio"), d.LatencyRatio)
+				c.latencySummary(jsonField(p, "latencyOverheadPercent"), d.LatencyOverheadPercent)
 			}
 		}
 		for i, ts := range cmp.Targets {
-			c.named(jsonField(jsonIndex("comparison.targets", i), "target"), ts.Target)
+			p := jsonIndex("comparison.targets", i)
+			c.named(jsonField(p, "target"), ts.Target)
+			for _, f := range []struct{ name, value string }{
+				{"geomeanIOPSRatio", ts.GeomeanIOPSRatio}, {"geomeanLatencyP99Ratio", ts.GeomeanLatencyP99Ratio},
+				{"peakIOPS", ts.PeakIOPS}, {"peakMiBPerSecond", ts.PeakMiBPerSecond},
+				{"iopsPerPrice", ts.IOPSPerPrice}, {"miBPerSecondPerPrice", ts.MiBPerSecondPerPrice},
+			} {
+				if f.value != "" { // these are left out when they do not apply
+					c.decimal(jsonField(p, f.name), f.value)
+				}
+			}
 		}
 	}
 	for i, v := range o.Violations {
@@ -219,6 +236,8 @@ func (c *checker) outcome(o *Outcome) {
 		for _, f := range []struct{ name, value string }{{"threshold", v.Threshold}, {"target", v.Target}, {"cell", v.Cell}, {"metric", v.Metric}} {
 			c.named(jsonField(path, f.name), f.value)
 		}
+		c.decimal(jsonField(path, "limit"), v.Limit)
+		c.decimal(jsonField(path, "measured"), v.Measured)
 		if v.Severity != sbv1.SeverityFail && v.Severity != sbv1.SeverityWarn {
 			c.failf(jsonField(path, "severity"), "%q is not %s or %s", v.Severity, sbv1.SeverityFail, sbv1.SeverityWarn)
 		}
@@ -230,6 +249,28 @@ func (c *checker) outcome(o *Outcome) {
 	if r := o.Recommendation; r != nil {
 		c.named("recommendation.target", r.Target)
 	}
+}
+
+// decimal checks a number of the comparison: a decimal as Decimal writes
+// it, which the report prints and parses.
+func (c *checker) decimal(path, s string) {
+	if !isDecimal(s) {
+		c.failf(path, "%q is not a decimal number", s)
+	}
+}
+
+func (c *checker) latencySummary(path string, l sbv1.LatencySummary) {
+	for _, f := range []struct{ name, value string }{{"mean", l.Mean}, {"p50", l.P50}, {"p90", l.P90}, {"p99", l.P99}, {"p999", l.P999}, {"max", l.Max}} {
+		c.decimal(jsonField(path, f.name), f.value)
+	}
+}
+
+// isDecimal matches -?[0-9]+(\.[0-9]+)?, Decimal's output.
+func isDecimal(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	whole, fraction, dot := strings.Cut(s, ".")
+	digits := func(d string) bool { return d != "" && strings.Trim(d, "0123456789") == "" }
+	return digits(whole) && (!dot || digits(fraction))
 }
 
 func (c *checker) warnings(path string, warnings []sbv1.Warning) {

@@ -173,6 +173,10 @@ func TestCheckRejectsWhatCannotBeRenderedWithItsPath(t *testing.T) {
 		{"a negative start skew", []edit{{"targets[0].startSkewMicroseconds", -1}}, "targets[0].startSkewMicroseconds: -1 is negative"},
 		{"a null comparison cell", []edit{{"comparison.cells[0]", nil}}, "comparison.cells[0].cell: empty"},
 		{"a null baseline delta", []edit{{outcome, nil}}, outcome + ".target: empty"},
+		{"a ratio that is no decimal", []edit{{outcome + ".iopsRatio", "Inf"}}, outcome + `.iopsRatio: "Inf" is not a decimal number`},
+		{"a latency ratio in exponent notation", []edit{{outcome + ".latencyRatio.p99", "1e308"}}, outcome + `.latencyRatio.p99: "1e308" is not a decimal number`},
+		{"a peak that is no number", []edit{{"comparison.targets[0].peakIOPS", "lots"}}, `comparison.targets[0].peakIOPS: "lots" is not a decimal number`},
+		{"a violation's measure that is no number", []edit{{"violations[0].measured", "55%"}}, `violations[0].measured: "55%" is not a decimal number`},
 		{"a null violation", []edit{{"violations[0]", nil}}, "violations[0].threshold: empty"},
 		{"a violation of no severity", []edit{{"violations[0].severity", "Sometimes"}}, `violations[0].severity: "Sometimes" is not Fail or Warn`},
 		{"a null warning", []edit{{"warnings[1]", nil}}, "warnings[1].reason: empty"},
@@ -250,5 +254,18 @@ func TestRunResultNeedsItsSchema(t *testing.T) {
 	_, err := DecodeRunResult(filepath.Join("dir", "r.json"), []byte(`{"schemaVersion":"storagebench.io/target-result/v1"}`))
 	if err == nil || !strings.Contains(err.Error(), `r.json: schema "storagebench.io/target-result/v1", want "storagebench.io/run-result/v1"`) {
 		t.Fatalf("error %v", err)
+	}
+}
+
+func TestIsDecimalAcceptsWhatDecimalWrites(t *testing.T) {
+	for _, v := range []float64{0, -0.5, 1234.5678, 1e21, -3e-7, 42} {
+		if s := Decimal(v, 3); !isDecimal(s) {
+			t.Errorf("Decimal(%v) = %q is refused", v, s)
+		}
+	}
+	for _, s := range []string{"", "-", ".5", "1.", "1e3", "Inf", "NaN", "+1", "1.2.3", " 1"} {
+		if isDecimal(s) {
+			t.Errorf("%q is accepted", s)
+		}
 	}
 }
