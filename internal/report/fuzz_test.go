@@ -25,7 +25,8 @@ var chartNumber = regexp.MustCompile(`\b(x|y|x1|x2|y1|y2|cx|cy|width|height|poin
 // does with a file: results.DecodeRunResult, then every output format. No
 // input may panic; whatever DecodeRunResult accepts must render as a table
 // and as HTML without errors and with numbers in its charts, and its -o
-// json output must be accepted in turn.
+// json output must be accepted in turn. What the controller computes from
+// checked results must not panic either.
 func FuzzReportFile(f *testing.F) {
 	for _, file := range seedResults {
 		data, err := os.ReadFile(file)
@@ -63,6 +64,15 @@ func FuzzReportFile(f *testing.F) {
 		if _, err := results.DecodeRunResult("again.json", again); err != nil {
 			t.Fatalf("the -o json output of accepted results is refused: %v", err)
 		}
+		// The controller computes these from the results ConfigMaps it
+		// decodes, which pass the same Check.
+		byName := map[string]*results.TargetResult{}
+		for _, tr := range rr.Targets {
+			byName[tr.Target] = tr
+			_ = results.StatusCells(tr)
+			_ = results.Warnings(tr, results.WarningInputs{NodeMemoryBytes: map[string]int64{"vm": 1}, SizePerClientBytes: 1})
+		}
+		_ = results.Conclude(&rr.Spec, byName)
 	})
 }
 
