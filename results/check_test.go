@@ -169,7 +169,6 @@ func TestCheckRejectsWhatCannotBeRenderedWithItsPath(t *testing.T) {
 		{"a target not in the spec", []edit{{"targets[1].target", "other"}}, `targets[1].target: "other" is not one of spec.targets`},
 		{"a target twice", []edit{{"targets[1].target", "standard"}}, `targets[1].target: "standard" again`},
 		{"a target of another schema", []edit{{"targets[0].schemaVersion", "x"}}, `targets[0].schemaVersion: "x", want`},
-		{"a null backend", []edit{{"targets[0].backends", []any{nil}}}, "targets[0].backends[0]: empty"},
 		{"a negative start skew", []edit{{"targets[0].startSkewMicroseconds", -1}}, "targets[0].startSkewMicroseconds: -1 is negative"},
 		{"a null comparison cell", []edit{{"comparison.cells[0]", nil}}, "comparison.cells[0].cell: empty"},
 		{"a null baseline delta", []edit{{outcome, nil}}, outcome + ".target: empty"},
