@@ -5,7 +5,7 @@ import (
 )
 
 // Check rejects a run's results that cannot be rendered or cannot be what
-// `storagebench run` wrote (see the comment at the top of this file).
+// `storagebench run` wrote (see check.go).
 func (rr *RunResult) Check() error {
 	if rr == nil {
 		return &invalidValue{problem: "null"}
