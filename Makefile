@@ -103,7 +103,7 @@ e2e: image $(HELM) ## Run the end-to-end tests on a local single-node cluster (s
 .PHONY: fuzz
 fuzz: ## Run every fuzz target briefly (FUZZTIME executions each, default 100000x).
 	@for target in engine/hist:FuzzDecode engine:FuzzParseArgs engine:FuzzParseJobFile \
-	  results:FuzzReadClientReport results:FuzzMergeReportBody; do \
+	  results:FuzzReadClientReport results:FuzzMergeReportBody internal/report:FuzzReportFile; do \
 	  pkg=$${target%%:*}; name=$${target##*:}; \
 	  echo "go test ./$$pkg -run '^$$' -fuzz '^$$name$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZETIME)"; \
 	  go test ./$$pkg -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZETIME) || exit 1; \

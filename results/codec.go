@@ -75,8 +75,9 @@ func ReadClientReport(log io.Reader, maxBytes int64) (*ClientReport, error) {
 		return nil, errors.New("client report damaged: checksum does not match (truncated or interleaved log)")
 	}
 	r := &ClientReport{}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(r); err != nil {
+	// The checksum proves the body is what the client wrote, not that it
+	// decodes; where it does not, line and column point into the body.
+	if err := DecodeJSON("client report", body, r); err != nil {
 		return nil, fmt.Errorf("client report is not valid JSON: %w", err)
 	}
 	if r.SchemaVersion != ClientReportSchema {

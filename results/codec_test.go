@@ -81,7 +81,9 @@ func TestReadClientReportRefusesBrokenInput(t *testing.T) {
 		"body altered":            {strings.Replace(full, `"fast"`, `"slow"`, 1), "checksum does not match"},
 		"fragment missing":        {withoutFragment, "checksum does not match"},
 		"other schema":            {old.String(), "schema"},
-		"valid checksum bad json": {frame("{not json"), "not valid JSON"},
+		"valid checksum bad json": {frame("{not json"), "not valid JSON: client report:1:2: invalid character 'n'"},
+		"wrong type":              {frame(`{"runs": [{"repetition": "1"}]}`), `client report:1:26: runs[0].repetition: want an integer from -2147483648 to 2147483647, found a string`},
+		"two reports in one body": {frame(`{"target": "fast"}{"target": "slow"}`), "trailing data after the JSON value"},
 		"oversized":               {strings.Repeat("x", 2000), "larger than"},
 	}
 	for name, tc := range cases {

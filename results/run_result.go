@@ -1,6 +1,7 @@
 package results
 
 import (
+	"fmt"
 	"time"
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
@@ -25,6 +26,23 @@ type RunResult struct {
 	// Error says why the run failed, when it did; the targets measured
 	// before the failure are still reported.
 	Error string `json:"error,omitempty"`
+}
+
+// DecodeRunResult reads a run's results from a file's bytes (name is the
+// file's, for errors): the JSON (see DecodeJSON), the schema, then Check, so
+// that what it returns renders.
+func DecodeRunResult(name string, data []byte) (*RunResult, error) {
+	rr := &RunResult{}
+	if err := DecodeJSON(name, data, rr); err != nil {
+		return nil, err
+	}
+	if rr.SchemaVersion != RunResultSchema {
+		return nil, fmt.Errorf("%s: schema %q, want %q (written by 'storagebench run -o json')", name, rr.SchemaVersion, RunResultSchema)
+	}
+	if err := rr.Check(); err != nil {
+		return nil, placeInDocument(name, data, err)
+	}
+	return rr, nil
 }
 
 // Outcome is what a run's results add up to: the comparison, the verdict

@@ -58,30 +58,41 @@ func withoutClientDetail(tr *TargetResult) *TargetResult {
 	return &slim
 }
 
-// DecodeStored reads a results ConfigMap's data back.
+// DecodeStored reads a results ConfigMap's data back and checks it (see
+// Check): the controller and `storagebench report NAME` read results
+// ConfigMaps, which anything allowed to write ConfigMaps can change.
 func DecodeStored(data map[string]string, binary map[string][]byte) (*TargetResult, error) {
 	var raw []byte
+	var key string // names the document in errors
 	switch {
 	case data[StoredKey] != "":
-		raw = []byte(data[StoredKey])
+		raw, key = []byte(data[StoredKey]), StoredKey
 	case len(binary[StoredGzipKey]) > 0:
+		key = StoredGzipKey
 		zr, err := gzip.NewReader(bytes.NewReader(binary[StoredGzipKey]))
 		if err != nil {
 			return nil, fmt.Errorf("unpacking %s: %w", StoredGzipKey, err)
 		}
-		raw, err = io.ReadAll(io.LimitReader(zr, maxUnpackedBytes))
+		raw, err = io.ReadAll(io.LimitReader(zr, maxUnpackedBytes+1))
 		if err != nil {
 			return nil, fmt.Errorf("unpacking %s: %w", StoredGzipKey, err)
+		}
+		if len(raw) > maxUnpackedBytes {
+			// Cut off at the limit, it would only read as truncated JSON.
+			return nil, fmt.Errorf("unpacking %s: more than the limit of %d bytes", StoredGzipKey, maxUnpackedBytes)
 		}
 	default:
 		return nil, errors.New("no " + StoredKey + " or " + StoredGzipKey + " key")
 	}
 	tr := &TargetResult{}
-	if err := json.Unmarshal(raw, tr); err != nil {
+	if err := DecodeJSON(key, raw, tr); err != nil {
 		return nil, fmt.Errorf("reading stored results: %w", err)
 	}
 	if tr.SchemaVersion != TargetResultSchema {
 		return nil, fmt.Errorf("stored results have schema %q, not %q", tr.SchemaVersion, TargetResultSchema)
+	}
+	if err := tr.Check(""); err != nil {
+		return nil, fmt.Errorf("reading stored results: %w", placeInDocument(key, raw, err))
 	}
 	return tr, nil
 }

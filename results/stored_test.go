@@ -1,31 +1,50 @@
 package results
 
 import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
 	"strings"
 	"testing"
+
+	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
+	"github.com/storagebench/storagebench/engine/hist"
 )
 
-func bigResult(clients int) *TargetResult {
-	tr := &TargetResult{SchemaVersion: TargetResultSchema, Target: "t"}
+// bigResult is a valid result of 64 cells whose size grows with its
+// clients and repetitions, from one plain ConfigMap value to more than even
+// a gzipped one holds.
+func bigResult(clients, repetitions int) *TargetResult {
+	h := hist.New()
+	for v := int64(1000); v < 50_000_000; v = v*21/20 + 1 {
+		h.Record(v) // about 220 buckets: a histogram of a few hundred bytes
+	}
+	tr := &TargetResult{SchemaVersion: TargetResultSchema, Target: "t", Clients: int32(clients)}
 	for c := 0; c < 64; c++ {
-		rep := RepetitionResult{Repetition: 1, Read: &DirectionStats{IOPS: 1, LatencyHistogram: strings.Repeat("h", 400)}}
-		for k := 0; k < clients; k++ {
-			rep.Clients = append(rep.Clients, ClientResult{Client: int32(k), Backend: "io_uring", EndUnixNano: int64(c*7919+k*104729) * 1e6, Read: &DirectionStats{IOPS: float64(k*c) / 7, BytesPerSecond: float64(k*31+c) * 1.37}})
+		cell := CellResult{Cell: sbv1.Cell{Name: fmt.Sprintf("w-bs4k-r100-qd%d-j1", c+1), ReadPercent: 100, BlockSizeBytes: 4096}}
+		for r := 0; r < repetitions; r++ {
+			rep := RepetitionResult{Repetition: int32(r + 1), Read: &DirectionStats{IOs: h.Count(), Bytes: h.Count() * 4096, IOPS: float64(h.Count()), LatencyHistogram: h.Encode()}}
+			for k := 0; k < clients; k++ {
+				ios := int64(c*7919 + k*104729 + r*31 + 1)
+				rep.Clients = append(rep.Clients, ClientResult{Client: int32(k), Backend: "io_uring", EndUnixNano: int64(c*7919+k*104729) * 1e6,
+					Read: &DirectionStats{IOs: ios, Bytes: ios * 4096, IOPS: float64(ios) / 7, BytesPerSecond: float64(ios*4096) / 1.37}})
+			}
+			cell.Repetitions = append(cell.Repetitions, rep)
 		}
-		tr.Cells = append(tr.Cells, CellResult{Repetitions: []RepetitionResult{rep}})
+		tr.Cells = append(tr.Cells, cell)
 	}
 	return tr
 }
 
 func TestStoredResultsRoundTripPlainGzippedAndTruncated(t *testing.T) {
 	for _, tc := range []struct {
-		clients           int
-		wantGzip, wantCut bool
-	}{{1, false, false}, {100, true, false}, {3000, false, true}} {
-		tr := bigResult(tc.clients)
+		clients, repetitions int
+		wantGzip, wantCut    bool
+	}{{1, 1, false, false}, {64, 2, true, false}, {64, 9, false, true}} {
+		tr := bigResult(tc.clients, tc.repetitions)
 		data, binary, err := EncodeStored(tr)
 		if err != nil {
-			t.Fatalf("%d clients: %v", tc.clients, err)
+			t.Fatalf("%d clients x %d repetitions: %v", tc.clients, tc.repetitions, err)
 		}
 		if (binary != nil) != tc.wantGzip {
 			t.Errorf("%d clients: gzip %v, want %v", tc.clients, binary != nil, tc.wantGzip)
@@ -62,5 +81,19 @@ func TestDecodeStoredRefusesForeignData(t *testing.T) {
 	}
 	if _, err := DecodeStored(nil, map[string][]byte{StoredGzipKey: []byte("not gzip")}); err == nil {
 		t.Errorf("bad gzip accepted")
+	}
+}
+
+func TestDecodeStoredRefusesGzipBeyondItsLimit(t *testing.T) {
+	var packed bytes.Buffer
+	zw := gzip.NewWriter(&packed)
+	spaces := bytes.Repeat([]byte(" "), 1<<20)
+	for i := 0; i <= maxUnpackedBytes>>20; i++ {
+		_, _ = zw.Write(spaces)
+	}
+	_ = zw.Close()
+	_, err := DecodeStored(nil, map[string][]byte{StoredGzipKey: packed.Bytes()})
+	if err == nil || !strings.Contains(err.Error(), "more than the limit") {
+		t.Fatalf("error %v, want the limit named rather than truncated JSON", err)
 	}
 }

@@ -14,27 +14,38 @@ type CellTotals struct {
 }
 
 // Totals adds up a repetition's directions.
+//
+// Totals trusts its input to have come from Merge (which encodes the
+// histograms itself) or to have passed Check (which decodes every one):
+// those are the only ways results reach the comparison, the thresholds and
+// the renderers, and none of them could do anything with an error but
+// fail. Should a histogram not decode all the same, Totals gives no latency
+// at all (zero, shown as "-") rather than the latency of only some of the
+// IOs, which would look right and be wrong.
 func (r *RepetitionResult) Totals() CellTotals {
 	t := CellTotals{IOPS: r.TotalIOPS(), BytesPerSecond: r.TotalBytesPerSecond()}
 	merged := hist.New()
-	merges := 0
+	withoutHistogram := false
 	for _, d := range []*DirectionStats{r.Read, r.Write} {
 		if d == nil || d.IOs == 0 {
 			continue
 		}
-		h, err := hist.Decode(d.LatencyHistogram)
-		if err != nil {
+		if d.LatencyHistogram == "" {
+			withoutHistogram = true
 			continue
 		}
+		h, err := hist.Decode(d.LatencyHistogram)
+		if err != nil {
+			return t
+		}
 		merged.Merge(h)
-		merges++
 	}
 	switch {
-	case merges > 0 && merged.Count() > 0:
+	case !withoutHistogram && merged.Count() > 0:
 		t.Latency = summarize(merged)
 	case r.Read != nil && (r.Write == nil || r.Read.IOs >= r.Write.IOs):
-		// Without histograms (a slimmed result), the busier direction
-		// stands for the cell.
+		// Without histograms (a result written by hand or by another
+		// tool), the busier direction stands for the cell.
 		t.Latency = r.Read.LatencyNs
 	case r.Write != nil:
 		t.Latency = r.Write.LatencyNs

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -57,19 +56,16 @@ mix, the full results as JSON, or a self-contained HTML page with SVG charts.`,
 	return cmd
 }
 
+// readRunResult reads a file written by 'storagebench run -o json'. The
+// file is untrusted (hand-edited, truncated, from anywhere):
+// results.DecodeRunResult checks all of it, so that what it returns
+// renders, and its errors name the file, line, column and JSON path.
 func readRunResult(file string) (*results.RunResult, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil, err
 	}
-	rr := &results.RunResult{}
-	if err := json.Unmarshal(data, rr); err != nil {
-		return nil, fmt.Errorf("%s: not a results file: %w", file, err)
-	}
-	if rr.SchemaVersion != results.RunResultSchema {
-		return nil, fmt.Errorf("%s: schema %q, want %q (written by 'storagebench run -o json')", file, rr.SchemaVersion, results.RunResultSchema)
-	}
-	return rr, nil
+	return results.DecodeRunResult(file, data)
 }
 
 // clusterRunResult rebuilds a run's results from the benchmark's status and

@@ -130,7 +130,7 @@ spec:
 		"bad target":       {[]string{"run", "-f", failing, "--target", "here"}, "use NAME=PATH"},
 		"target not a dir": {[]string{"run", "-f", failing, "--target", "here=" + failing}, "not a directory"},
 		"report both":      {[]string{"report", "x", "-f", failing}, "one of them"},
-		"report not json":  {[]string{"report", "-f", failing}, "not a results file"},
+		"report not json":  {[]string{"report", "-f", failing}, "failing.yaml:1:1: invalid character"},
 	} {
 		code, _, stderr := run(t, tc.args...)
 		if code != 3 || !strings.Contains(stderr, tc.want) {

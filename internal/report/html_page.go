@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"math"
+	"strconv"
 	"time"
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
@@ -145,9 +146,11 @@ func buildSection(rr *results.RunResult, l *lookup, colors map[string]string, s 
 	return h
 }
 
+// parseDecimal reads a number of the comparison (a decimal string); NaN,
+// which the charts leave out, for anything else.
 func parseDecimal(s string) float64 {
-	var v float64
-	if _, err := fmt.Sscan(s, &v); err != nil {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsInf(v, 0) {
 		return math.NaN()
 	}
 	return v

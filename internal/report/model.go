@@ -6,6 +6,7 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 
@@ -66,13 +67,20 @@ type lookup struct {
 	order   []string
 }
 
+// newLookup indexes a run's results. Results read from files and
+// ConfigMaps have passed results' Check; the nil checks here are a second
+// line, for results built some other way.
 func newLookup(rr *results.RunResult) *lookup {
 	l := &lookup{targets: map[string]*results.TargetResult{}, deltas: map[string]map[string]sbv1.BaselineDelta{}}
 	for _, tr := range rr.Targets {
-		l.targets[tr.Target] = tr
+		if tr != nil && l.targets[tr.Target] == nil {
+			l.targets[tr.Target] = tr
+		}
 	}
+	listed := map[string]bool{}
 	for _, t := range rr.Spec.Targets {
-		if l.targets[t.Name] != nil {
+		if l.targets[t.Name] != nil && !listed[t.Name] {
+			listed[t.Name] = true
 			l.order = append(l.order, t.Name)
 		}
 	}
@@ -108,3 +116,6 @@ func sortedWarnings(w []sbv1.Warning) []sbv1.Warning {
 	})
 	return out
 }
+
+// errNoResults is what the renderers say to a nil run result.
+var errNoResults = errors.New("no results to render")

@@ -34,7 +34,7 @@ func barChart(title, unit string, labels []string, ss []series, reference float6
 	maxV := 0.0
 	for _, s := range ss {
 		for _, v := range s.Values {
-			if !math.IsNaN(v) {
+			if plottable(v) {
 				maxV = math.Max(maxV, v)
 			}
 		}
@@ -53,7 +53,7 @@ func barChart(title, unit string, labels []string, ss []series, reference float6
 	for g, label := range labels {
 		x0 := float64(marginLeft) + groupW*float64(g) + groupW*0.1
 		for i, s := range ss {
-			if g >= len(s.Values) || math.IsNaN(s.Values[g]) {
+			if g >= len(s.Values) || !plottable(s.Values[g]) {
 				continue
 			}
 			h := 0.0
@@ -82,7 +82,7 @@ func lineChart(title, unit string, labels []string, ss []series) template.HTML {
 	lo, hi := math.Inf(1), 0.0
 	for _, s := range ss {
 		for _, v := range s.Values {
-			if v > 0 && !math.IsNaN(v) {
+			if v > 0 && plottable(v) {
 				lo, hi = math.Min(lo, v), math.Max(hi, v)
 			}
 		}
@@ -107,7 +107,7 @@ func lineChart(title, unit string, labels []string, ss []series) template.HTML {
 	for _, s := range ss {
 		var pts []string
 		for i, v := range s.Values {
-			if v <= 0 || math.IsNaN(v) {
+			if v <= 0 || !plottable(v) {
 				continue
 			}
 			x := float64(marginLeft) + step*float64(i)
@@ -137,7 +137,7 @@ func yAxis(b *strings.Builder, top float64, unit string, log bool, minExp float6
 	}
 	for i := 0; i <= steps; i++ {
 		y := float64(marginTop) + plotH - plotH*float64(i)/float64(steps)
-		v := top * float64(i) / float64(steps)
+		v := top / float64(steps) * float64(i) // top * i could overflow
 		if log {
 			v = math.Pow(10, minExp+float64(i))
 		}
@@ -156,18 +156,23 @@ func legend(b *strings.Builder, ss []series) {
 	}
 }
 
-// niceCeil rounds up to 1, 2 or 5 times a power of ten.
+// plottable says whether a chart can place a value: NaN means no value,
+// and an infinity has no place on an axis.
+func plottable(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// niceCeil rounds up to 1, 2 or 5 times a power of ten (never to infinity,
+// near the largest float64).
 func niceCeil(v float64) float64 {
-	if v <= 0 {
+	if v <= 0 || !plottable(v) {
 		return 1
 	}
 	exp := math.Pow(10, math.Floor(math.Log10(v)))
 	for _, m := range []float64{1, 2, 5, 10} {
-		if v <= m*exp {
+		if v <= m*exp && !math.IsInf(m*exp, 0) {
 			return m * exp
 		}
 	}
-	return 10 * exp
+	return v
 }
 
 func formatValue(v float64) string {

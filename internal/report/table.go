@@ -14,6 +14,9 @@ import (
 // reads and writes, and the ratio to the baseline; then the verdict,
 // violations, recommendation and warnings.
 func WriteTable(w io.Writer, rr *results.RunResult) error {
+	if rr == nil {
+		return errNoResults
+	}
 	l := newLookup(rr)
 	b := &strings.Builder{}
 	fmt.Fprintf(b, "Benchmark %s: %d target(s), %d cell(s), %d client(s) per target\n",
