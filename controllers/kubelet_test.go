@@ -18,9 +18,10 @@ import (
 
 func cluster() *fakecluster.Cluster { return &fakecluster.Cluster{Client: k8sClient, Logs: podLogs} }
 
+// The tests run one benchmark per namespace, so they select by target.
 func bindClaims(t *testing.T, ns, target string) {
 	t.Helper()
-	if err := cluster().BindClaims(context.Background(), ns, target); err != nil {
+	if err := cluster().BindClaims(context.Background(), ns, "", target); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -28,7 +29,7 @@ func bindClaims(t *testing.T, ns, target string) {
 // targetJobs waits for the target's client Jobs of a generation.
 func targetJobs(t *testing.T, ns, target string, generation int64, want int) []batchv1.Job {
 	t.Helper()
-	jobs, err := cluster().TargetJobs(context.Background(), ns, target, generation, want, 20*time.Second)
+	jobs, err := cluster().TargetJobs(context.Background(), ns, "", target, generation, want, 20*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -60,10 +61,24 @@ mix, the full results as JSON, or a self-contained HTML page with SVG charts.`,
 // file is untrusted (hand-edited, truncated, from anywhere):
 // results.DecodeRunResult checks all of it, so that what it returns
 // renders, and its errors name the file, line, column and JSON path.
+// maxResultsFileBytes bounds what report -f reads into memory: far above a
+// run at the documented maxima (16 targets, each within a results
+// ConfigMap's 64 MiB unpacked limit, is at most a few hundred MB of JSON
+// only with per-client detail a ConfigMap could not hold).
+const maxResultsFileBytes = 256 << 20
+
 func readRunResult(file string) (*results.RunResult, error) {
-	data, err := os.ReadFile(file)
+	f, err := os.Open(file)
 	if err != nil {
 		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxResultsFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	if len(data) > maxResultsFileBytes {
+		return nil, fmt.Errorf("%s: larger than %d bytes (256 MiB), more than any results file 'storagebench run -o json' writes", file, maxResultsFileBytes)
 	}
 	return results.DecodeRunResult(file, data)
 }

@@ -35,10 +35,11 @@ type Cluster struct {
 	Logs   *Logs
 }
 
-// BindClaims marks every claim of a target Bound, as the binder would.
-func (c *Cluster) BindClaims(ctx context.Context, ns, target string) error {
+// BindClaims marks every claim of a benchmark's target Bound, as the
+// binder would.
+func (c *Cluster) BindClaims(ctx context.Context, ns, bench, target string) error {
 	var claims corev1.PersistentVolumeClaimList
-	if err := c.Client.List(ctx, &claims, client.InNamespace(ns), client.MatchingLabels{"storagebench.io/target": target}); err != nil {
+	if err := c.Client.List(ctx, &claims, client.InNamespace(ns), ofTarget(bench, target)); err != nil {
 		return err
 	}
 	for i := range claims.Items {
@@ -54,14 +55,24 @@ func (c *Cluster) BindClaims(ctx context.Context, ns, target string) error {
 	return nil
 }
 
-// TargetJobs waits until the target's client Jobs of a generation number
-// want, and returns them.
-func (c *Cluster) TargetJobs(ctx context.Context, ns, target string, generation int64, want int, timeout time.Duration) ([]batchv1.Job, error) {
+// ofTarget selects the objects of a benchmark's target; an empty bench
+// selects the target's objects of every benchmark in the namespace.
+func ofTarget(bench, target string) client.MatchingLabels {
+	labels := client.MatchingLabels{"storagebench.io/target": target}
+	if bench != "" {
+		labels["storagebench.io/benchmark"] = bench
+	}
+	return labels
+}
+
+// TargetJobs waits until a benchmark target's client Jobs of a generation
+// number want, and returns them.
+func (c *Cluster) TargetJobs(ctx context.Context, ns, bench, target string, generation int64, want int, timeout time.Duration) ([]batchv1.Job, error) {
 	var jobs batchv1.JobList
 	err := testenv.Poll(ctx, timeout, pollInterval, func() error {
-		if err := c.Client.List(ctx, &jobs, client.InNamespace(ns), client.MatchingLabels{
-			"storagebench.io/target": target, "storagebench.io/generation": strconv.FormatInt(generation, 10),
-		}); err != nil {
+		labels := ofTarget(bench, target)
+		labels["storagebench.io/generation"] = strconv.FormatInt(generation, 10)
+		if err := c.Client.List(ctx, &jobs, client.InNamespace(ns), labels); err != nil {
 			return err
 		}
 		if len(jobs.Items) != want {
