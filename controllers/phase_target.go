@@ -19,6 +19,16 @@ type targetStep struct {
 	wait time.Duration
 }
 
+// lookAgainBy brings the step's wait forward to d if d comes first (0:
+// no deadline): a phase's deadline, such as a claim's bind timeout, holds
+// even when a later phase of the same pass would wait longer.
+func (s targetStep) lookAgainBy(d time.Duration) targetStep {
+	if d > 0 && (s.wait == 0 || d < s.wait) {
+		s.wait = d
+	}
+	return s
+}
+
 // runFailure ends the run: reason is a condition reason, message names the
 // target, pod or claim at fault.
 type runFailure struct {
@@ -44,15 +54,17 @@ func (r *StorageBenchmarkReconciler) runTarget(ctx context.Context, p *pass, s *
 		t.status.ProvisioningStartTime = &now
 		t.status.State = sbv1.TargetProvisioning
 	}
-	if step, err := r.ensureVolumes(ctx, p, s, t); err != nil || step.failure != nil {
-		return step, err
+	volumes, err := r.ensureVolumes(ctx, p, s, t)
+	if err != nil || volumes.failure != nil {
+		return volumes, err
 	}
 	if step, err := r.ensureClients(ctx, p, s, t); err != nil || step.failure != nil {
 		return step, err
 	}
 	start, published := startRecord(b, s, t.spec)
 	if !published {
-		return r.startWhenReady(ctx, p, s, t)
+		step, err := r.startWhenReady(ctx, p, s, t)
+		return step.lookAgainBy(volumes.wait), err
 	}
 	measurementStart := metav1.NewTime(start.Start)
 	t.status.MeasurementStartTime = &measurementStart

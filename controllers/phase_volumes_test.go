@@ -32,6 +32,7 @@ func TestEnsureVolumes(t *testing.T) {
 		name:  "a missing claim is created with an event, and the pass waits for it to bind",
 		bench: newBenchmark(withTarget("t1", provisioning(0))),
 		outcome: outcome{
+			wait:   600*time.Second + time.Second,
 			calls:  []string{"create PersistentVolumeClaim/bench-t1-*-0"},
 			events: []string{"Normal VolumeRequested/Provision"},
 		},
@@ -40,6 +41,7 @@ func TestEnsureVolumes(t *testing.T) {
 		name:  "two clients on ReadWriteOnce get a claim each",
 		bench: newBenchmark(withClients(2), withTarget("t1", provisioning(0))),
 		outcome: outcome{
+			wait:   601 * time.Second,
 			calls:  []string{"create PersistentVolumeClaim/bench-t1-*-0", "create PersistentVolumeClaim/bench-t1-*-1"},
 			events: []string{"Normal VolumeRequested/Provision", "Normal VolumeRequested/Provision"},
 		},
@@ -48,6 +50,7 @@ func TestEnsureVolumes(t *testing.T) {
 		name:  "ReadWriteMany clients share one claim",
 		bench: newBenchmark(withTargets(rwx), withClients(3), withTarget("t1", provisioning(0))),
 		outcome: outcome{
+			wait:   601 * time.Second,
 			calls:  []string{"create PersistentVolumeClaim/bench-t1-*-shared"},
 			events: []string{"Normal VolumeRequested/Provision"},
 		},
@@ -75,11 +78,12 @@ func TestEnsureVolumes(t *testing.T) {
 		messageHas: []string{""},
 		boundMs:    ptr.To[int64](700),
 	}, {
-		name:  "a claim pending within volumeBindSeconds waits, naming the claim and its phase",
+		name:  "a claim pending within volumeBindSeconds waits until the timeout, naming the claim and its phase",
 		bench: newBenchmark(withTarget("t1", provisioning(-100*time.Second))),
 		objs: func(b *sbv1.StorageBenchmark) []client.Object {
 			return claimsOf(b, "t1", corev1.ClaimPending)
 		},
+		outcome:    outcome{wait: 501 * time.Second},
 		messageHas: []string{"waiting for claims to bind: bench-t1-", "-0 (Pending)"},
 	}, {
 		name:  "a claim no controller has looked at yet reads as Pending",
@@ -87,6 +91,7 @@ func TestEnsureVolumes(t *testing.T) {
 		objs: func(b *sbv1.StorageBenchmark) []client.Object {
 			return claimsOf(b, "t1", "")
 		},
+		outcome:    outcome{wait: 501 * time.Second},
 		messageHas: []string{"-0 (Pending)"},
 	}, {
 		name:  "of two claims only the unbound one is named, and nothing is recorded as bound",
@@ -96,6 +101,7 @@ func TestEnsureVolumes(t *testing.T) {
 			claims[1].(*corev1.PersistentVolumeClaim).Status.Phase = corev1.ClaimLost
 			return claims
 		},
+		outcome:    outcome{wait: 501 * time.Second},
 		messageHas: []string{"waiting for claims to bind: bench-t1-", "-1 (Lost)"},
 	}, {
 		name:  "a claim still pending past volumeBindSeconds fails the run naming the claim",
@@ -111,6 +117,7 @@ func TestEnsureVolumes(t *testing.T) {
 		bench:  newBenchmark(withTarget("t1", provisioning(0))),
 		faults: []fault{failing("create", "PersistentVolumeClaim", "", alreadyExists("PersistentVolumeClaim", "x"))},
 		outcome: outcome{
+			wait:  601 * time.Second,
 			calls: []string{"create PersistentVolumeClaim/bench-t1-*-0"},
 		},
 		messageHas: []string{"-0 (just created)"},
