@@ -758,3 +758,79 @@ func conditionMessage(b *sbv1.StorageBenchmark, kind string) string {
 
 // running are the conditions of a run in progress.
 var running = []string{"Reconciling=True/RunStarted", "Completed=False/RunStarted", "Ready=False/RunStarted"}
+
+// --- rows over one target's phase ---
+
+// phase is one of the target phases, as a method expression.
+type phase func(r *StorageBenchmarkReconciler, ctx context.Context, p *pass, s *snapshot, t *targetRun) (targetStep, error)
+
+// phaseRow is one sentence about a phase run on target t1.
+type phaseRow struct {
+	name   string
+	bench  *sbv1.StorageBenchmark
+	objs   func(b *sbv1.StorageBenchmark) []client.Object
+	faults []fault
+	// logs are the client logs by pod name; logErrs the pods whose log
+	// cannot be read.
+	logs    func(b *sbv1.StorageBenchmark) map[string]string
+	logErrs map[string]error
+	outcome
+	// state and message are t1's status afterwards.
+	state   sbv1.TargetState
+	message string
+	// check looks at whatever else the row is about.
+	check func(t *testing.T, h *harness)
+}
+
+func runPhase(t *testing.T, f phase, rows []phaseRow) {
+	t.Helper()
+	for _, tc := range rows {
+		t.Run(tc.name, func(t *testing.T) {
+			var objs []client.Object
+			if tc.objs != nil {
+				objs = tc.objs(tc.bench)
+			}
+			h := newHarness(t, tc.bench, objs, tc.faults...)
+			if tc.logs != nil {
+				h.logs.logs = tc.logs(tc.bench)
+			}
+			for pod, err := range tc.logErrs {
+				h.logs.errs[pod] = err
+			}
+			s := h.snapshot()
+			p := h.pass()
+			step, err := f(h.r, context.Background(), p, s, h.target(p, "t1"))
+			h.expectStep(step, err, tc.outcome)
+			st := targetStatus(tc.bench, "t1")
+			if st.State != tc.state {
+				t.Errorf("state %s, want %s", st.State, tc.state)
+			}
+			if st.Message != tc.message {
+				t.Errorf("message:\n  %q\nwant\n  %q", st.Message, tc.message)
+			}
+			if tc.check != nil {
+				tc.check(t, h)
+			}
+		})
+	}
+}
+
+// pods keeps the pods of the given clients only.
+func pods(objs []client.Object, clients ...int32) []client.Object {
+	keep := map[string]bool{}
+	for _, c := range clients {
+		keep[strconv.Itoa(int(c))] = true
+	}
+	var out []client.Object
+	for _, o := range objs {
+		pod := o.(*corev1.Pod)
+		c := pod.Labels[labelClient]
+		if c == "" {
+			c = pod.Annotations[batchv1.JobCompletionIndexAnnotation]
+		}
+		if keep[c] {
+			out = append(out, o)
+		}
+	}
+	return out
+}
