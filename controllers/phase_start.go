@@ -56,13 +56,19 @@ func (r *StorageBenchmarkReconciler) publishStart(ctx context.Context, p *pass, 
 		return targetStep{}, fmt.Errorf("publishing the start of target %s: %w", t.spec.Name, err)
 	}
 	s.configMaps[updated.Name] = updated
-	ready := now.Sub(t.status.ProvisioningStartTime.Time).Milliseconds()
-	t.status.ClientsReadyMilliseconds = &ready
+	// A status without the provisioning start (written by hand, or by an
+	// older controller) has no readiness time to give, and must not panic.
+	after := ""
+	if since := t.status.ProvisioningStartTime; since != nil {
+		ready := now.Sub(since.Time).Milliseconds()
+		t.status.ClientsReadyMilliseconds = &ready
+		after = fmt.Sprintf(" after %d ms", ready)
+	}
 	start := metav1.NewTime(record.Start)
 	t.status.MeasurementStartTime = &start
 	t.status.State = sbv1.TargetRunning
 	t.status.Message = "measuring"
-	p.normal(sbv1.EventMeasurementScheduled, sbv1.ActionStart, fmt.Sprintf("target %s: all %d clients ready after %d ms; measurement starts at %s and takes %s",
-		t.spec.Name, b.Spec.Clients.Count, ready, record.Start.UTC().Format("15:04:05.000"), t.plan.Duration()))
+	p.normal(sbv1.EventMeasurementScheduled, sbv1.ActionStart, fmt.Sprintf("target %s: all %d clients ready%s; measurement starts at %s and takes %s",
+		t.spec.Name, b.Spec.Clients.Count, after, record.Start.UTC().Format("15:04:05.000"), t.plan.Duration()))
 	return targetStep{wait: plan.StartLead + min(t.plan.Duration(), progressInterval)}, nil
 }

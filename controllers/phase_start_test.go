@@ -109,6 +109,20 @@ func TestPublishStart(t *testing.T) {
 		outcome: outcome{wait: plan.StartLead + progressInterval, calls: measuring.calls, events: measuring.events},
 		state:   sbv1.TargetRunning, message: "measuring",
 	}, {
+		name:    "a target status without a provisioning start publishes without a readiness time instead of panicking",
+		bench:   newBenchmark(withClients(2)),
+		objs:    world(nil),
+		outcome: measuring,
+		state:   sbv1.TargetRunning, message: "measuring",
+		check: func(t *testing.T, h *harness) {
+			if st := targetStatus(h.b, "t1"); st.ClientsReadyMilliseconds != nil || st.MeasurementStartTime == nil {
+				t.Errorf("clientsReadyMilliseconds %v, measurementStartTime %v", st.ClientsReadyMilliseconds, st.MeasurementStartTime)
+			}
+			if msg := h.p.events[0].message; msg != "target t1: all 2 clients ready; measurement starts at 10:00:03.000 and takes 1s" {
+				t.Errorf("event message %q", msg)
+			}
+		},
+	}, {
 		name:    "the start ConfigMap not in the cache yet: look again shortly, nothing written",
 		bench:   ready(),
 		objs:    func(b *sbv1.StorageBenchmark) []client.Object { return runObjects(b)[:4] },
