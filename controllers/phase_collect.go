@@ -26,15 +26,21 @@ func (r *StorageBenchmarkReconciler) collect(ctx context.Context, p *pass, s *sn
 			running = append(running, pod.Name)
 		}
 	}
+	// A client whose pod is not in the snapshot has not handed over its
+	// results either: it counts, and is named, among those waited for.
+	missing := max(int(b.Spec.Clients.Count)-len(pods), 0)
 	if len(running) > 0 || len(pods) != int(b.Spec.Clients.Count) {
 		limit := time.Duration(b.Spec.Timeouts.CollectSeconds) * time.Second
 		if p.now.Sub(end) > limit {
 			sort.Strings(running)
+			if missing > 0 {
+				running = append(running, fmt.Sprintf("%d client pod(s) missing", missing))
+			}
 			return targetStep{failure: &runFailure{sbv1.ReasonTimedOut, fmt.Sprintf(
 				"target %s: clients still running %s after the last cell's scheduled end (timeouts.collectSeconds): %s",
 				t.spec.Name, limit, strings.Join(running, ", "))}}, nil
 		}
-		t.status.Message = fmt.Sprintf("waiting for %d client(s) to hand over results", len(running))
+		t.status.Message = fmt.Sprintf("waiting for %d client(s) to hand over results", len(running)+missing)
 		return targetStep{wait: limit - p.now.Sub(end) + time.Second}, nil
 	}
 

@@ -91,6 +91,28 @@ func TestCollect(t *testing.T) {
 		state:   sbv1.TargetCollecting,
 		message: "waiting for 1 client(s) to hand over results",
 	}, {
+		name:  "a client whose pod is gone is waited for like a running one, and counted",
+		bench: measured(),
+		objs: func(b *sbv1.StorageBenchmark) []client.Object {
+			return objects(runObjects(b), claimsOf(b, "t1", corev1.ClaimBound), jobsOf(b, "t1"), pods(podsOf(b, "t1", succeeded()), 0))
+		},
+		outcome: outcome{wait: 292 * time.Second},
+		state:   sbv1.TargetCollecting,
+		message: "waiting for 1 client(s) to hand over results",
+	}, {
+		name: "a client whose pod is gone past collectSeconds fails the run, counted as missing",
+		bench: measured(withTarget("t1", func(st *sbv1.TargetStatus) {
+			st.MeasurementStartTime = at(-302 * time.Second)
+		})),
+		objs: func(b *sbv1.StorageBenchmark) []client.Object {
+			return objects(runObjects(b), claimsOf(b, "t1", corev1.ClaimBound), jobsOf(b, "t1"),
+				pods(podsOf(b, "t1"), 1))
+		},
+		outcome: outcome{failure: sbv1.ReasonTimedOut, failureHas: []string{
+			"(timeouts.collectSeconds): bench-t1-g1-c1-0-abcde, 1 client pod(s) missing"}},
+		state:   sbv1.TargetCollecting,
+		message: "measuring",
+	}, {
 		name: "clients still running past collectSeconds fail the run naming them",
 		bench: measured(withTarget("t1", func(st *sbv1.TargetStatus) {
 			st.MeasurementStartTime = at(-302 * time.Second) // ended 301 s ago
