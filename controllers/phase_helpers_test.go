@@ -834,3 +834,9 @@ func pods(objs []client.Object, clients ...int32) []client.Object {
 	}
 	return out
 }
+
+// matches reports whether name matches pattern (path.Match syntax).
+func matches(pattern, name string) bool {
+	ok, _ := path.Match(pattern, name)
+	return ok
+}
