@@ -32,7 +32,6 @@ func TestStartGeneration(t *testing.T) {
 		c.set(sbv1.ConditionThresholdsMet, metav1.ConditionFalse, sbv1.ReasonThresholdsFailed, "p99")
 		c.remove(sbv1.ConditionReconciling)
 	}
-	_ = finishedRun
 	for _, tc := range []struct {
 		name       string
 		bench      *sbv1.StorageBenchmark
@@ -42,6 +41,14 @@ func TestStartGeneration(t *testing.T) {
 		name:       "a first generation lists its targets as Pending and marks the run in progress",
 		bench:      newBenchmark(withTargets(classTarget("a", "fast"), classTarget("b", "slow")), freshGeneration()),
 		targets:    "a,b",
+		conditions: []string{"Reconciling=True/RunStarted", "Completed=False/RunStarted", "Ready=False/RunStarted"},
+	}, {
+		name:    "a spec change drops the finished run's results, keeping only its conditions, restamped",
+		bench:   newBenchmark(withGeneration(2), withStatus(finishedRun)),
+		targets: "t1",
+		// The old verdict (ThresholdsMet) goes with the old results: it would
+		// still answer `kubectl wait --for=condition=ThresholdsMet` for a
+		// run that has not measured anything yet.
 		conditions: []string{"Reconciling=True/RunStarted", "Completed=False/RunStarted", "Ready=False/RunStarted"},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
