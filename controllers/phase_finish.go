@@ -85,10 +85,14 @@ func (r *StorageBenchmarkReconciler) finishRun(p *pass, s *snapshot) bool {
 
 	now := metav1.NewTime(p.now)
 	b.Status.CompletionTime = &now
-	took := p.now.Sub(b.Status.StartTime.Time).Round(time.Second)
 	c := p.conditions()
 	c.remove(sbv1.ConditionReconciling)
-	measured := fmt.Sprintf("%d target(s) measured in %s", len(spec.Targets), took)
+	measured := fmt.Sprintf("%d target(s) measured", len(spec.Targets))
+	// A status without a start time (written by hand, or by an older
+	// controller) has no duration to give, and must not panic.
+	if b.Status.StartTime != nil {
+		measured += fmt.Sprintf(" in %s", p.now.Sub(b.Status.StartTime.Time).Round(time.Second))
+	}
 	c.set(sbv1.ConditionCompleted, metav1.ConditionTrue, sbv1.ReasonSucceeded, measured+"; verdict "+string(ev.Verdict))
 	verdictReason, verdictMessage := verdictCondition(spec, ev)
 	switch ev.Verdict {

@@ -162,6 +162,15 @@ func TestFinishRun(t *testing.T) {
 		events:     []string{"Warning ThresholdsFailed/Complete"},
 		messageHas: "1 target(s) measured in 1m0s; verdict Failed",
 	}, {
+		name:       "a status without a start time finishes without a duration instead of panicking",
+		bench:      newBenchmark(succeededTarget, withStatus(func(st *sbv1.StorageBenchmarkStatus) { st.StartTime = nil })),
+		onPass:     true,
+		finished:   true,
+		verdict:    sbv1.VerdictPassed,
+		conditions: []string{"Completed=True/Succeeded", "ThresholdsMet=True/NoThresholds", "Ready=True/NoThresholds"},
+		events:     []string{"Normal NoThresholds/Complete"},
+		messageHas: "1 target(s) measured; verdict Passed",
+	}, {
 		name:       "results are read from the stored ConfigMaps when the pass has none",
 		bench:      newBenchmark(succeededTarget),
 		objs:       stored,
