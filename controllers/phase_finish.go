@@ -70,7 +70,13 @@ func (r *StorageBenchmarkReconciler) stopFailedRun(ctx context.Context, b *sbv1.
 // results are not visible yet (the cache lags), to be retried.
 func (r *StorageBenchmarkReconciler) finishRun(p *pass, s *snapshot) bool {
 	b := p.bench
-	all, ok := loadResults(p, s)
+	all, ok, unreadable := loadResults(p, s)
+	if unreadable != nil {
+		// Retrying cannot make stored results readable: the run fails as
+		// collected fails it when status lags such a ConfigMap.
+		r.failRun(p, s, r.targetRun(p, unreadable.target), unreadable.failure)
+		return true
+	}
 	if !ok {
 		return false
 	}
@@ -140,8 +146,16 @@ func verdictCondition(spec *sbv1.StorageBenchmarkSpec, ev results.Evaluation) (s
 	return sbv1.ReasonThresholdsPassed, msg
 }
 
-// loadResults gathers every target's stored results.
-func loadResults(p *pass, s *snapshot) (map[string]*results.TargetResult, bool) {
+// unreadableResults names the target whose stored results do not decode.
+type unreadableResults struct {
+	target  int
+	failure *runFailure
+}
+
+// loadResults gathers every target's stored results. It reports false
+// while one is not visible yet (the cache lags), and which target's stored
+// results cannot be read.
+func loadResults(p *pass, s *snapshot) (map[string]*results.TargetResult, bool, *unreadableResults) {
 	b := p.bench
 	all := map[string]*results.TargetResult{}
 	for i := range b.Spec.Targets {
@@ -152,15 +166,16 @@ func loadResults(p *pass, s *snapshot) (map[string]*results.TargetResult, bool) 
 		}
 		cm := s.configMaps[resultsConfigMapName(b, t)]
 		if cm == nil {
-			return nil, false
+			return nil, false, nil
 		}
 		tr, err := results.DecodeStored(cm.Data, cm.BinaryData)
 		if err != nil {
-			return nil, false
+			return nil, false, &unreadableResults{i, &runFailure{sbv1.ReasonResultsUnreadable,
+				fmt.Sprintf("target %s: configmap %s: %v", t.Name, cm.Name, err)}}
 		}
 		all[t.Name] = tr
 	}
-	return all, true
+	return all, true, nil
 }
 
 // maxStatusViolations is status.violations' bound.

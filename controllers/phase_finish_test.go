@@ -179,6 +179,18 @@ func TestFinishRun(t *testing.T) {
 		conditions: []string{"Completed=True/Succeeded", "ThresholdsMet=True/NoThresholds", "Ready=True/NoThresholds"},
 		events:     []string{"Normal NoThresholds/Complete"},
 	}, {
+		name:  "stored results that do not decode fail the run naming the ConfigMap, rather than waiting forever",
+		bench: newBenchmark(succeededTarget),
+		objs: func(b *sbv1.StorageBenchmark) []client.Object {
+			cm := resultsConfigMap(b, "t1", mergedResult(b, "t1", measuredStart))
+			cm.Data[results.StoredKey] = "{not json"
+			return one(cm)
+		},
+		finished:   true,
+		conditions: []string{"Stalled=True/ResultsUnreadable", "Completed=True/ResultsUnreadable", "Ready=False/ResultsUnreadable"},
+		events:     []string{"Warning ResultsUnreadable/Fail"},
+		messageHas: "target t1: configmap bench-t1-results: reading stored results",
+	}, {
 		name:       "results the cache does not show yet leave the run unfinished and its status untouched",
 		bench:      newBenchmark(succeededTarget),
 		conditions: running,
@@ -207,6 +219,14 @@ func TestFinishRun(t *testing.T) {
 				return
 			}
 			st := tc.bench.Status
+			if tc.verdict == "" { // the run failed instead
+				if ts := targetStatus(tc.bench, "t1"); ts.State != sbv1.TargetFailed || st.Verdict != "" || st.Comparison != nil ||
+					!strings.Contains(ts.Message, tc.messageHas) {
+					t.Errorf("verdict %q, comparison %v, target %+v", st.Verdict, st.Comparison, ts)
+				}
+				h.expectEvents(tc.events)
+				return
+			}
 			if st.Verdict != tc.verdict || st.Comparison == nil || st.CompletionTime == nil || !st.CompletionTime.Time.Equal(t0) {
 				t.Errorf("verdict %s, comparison %v, completionTime %v", st.Verdict, st.Comparison, st.CompletionTime)
 			}
