@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -261,4 +262,94 @@ func TestCollected(t *testing.T) {
 			}
 		},
 	}})
+}
+
+func TestApplyTargetResult(t *testing.T) {
+	result := func(f func(tr *results.TargetResult)) *results.TargetResult {
+		tr := mergedResult(newBenchmark(), "t1", measuredStart)
+		tr.Environment = &sbv1.Environment{StorageClassName: "fast"}
+		if f != nil {
+			f(tr)
+		}
+		return tr
+	}
+	for _, tc := range []struct {
+		name   string
+		status func(*sbv1.TargetStatus)
+		tr     *results.TargetResult
+		// want checks the status entry.
+		want func(t *testing.T, st *sbv1.TargetStatus)
+	}{{
+		name: "a result makes the target Succeeded with its cells, backend, skew, environment and ConfigMap",
+		status: func(st *sbv1.TargetStatus) {
+			st.State, st.Message = sbv1.TargetCollecting, "waiting for 1 client(s) to hand over results"
+		},
+		tr: result(func(tr *results.TargetResult) { tr.StartSkewMicroseconds = 42 }),
+		want: func(t *testing.T, st *sbv1.TargetStatus) {
+			if st.State != sbv1.TargetSucceeded || st.Message != "" || st.ResultsConfigMap != "bench-t1-results" || len(st.Cells) != 1 ||
+				st.Backend != "io_uring" || *st.StartSkewMicroseconds != 42 || st.Environment.StorageClassName != "fast" {
+				t.Errorf("status %+v", st)
+			}
+		},
+	}, {
+		name: "timings status already has are kept",
+		status: func(st *sbv1.TargetStatus) {
+			st.VolumesBoundMilliseconds, st.ClientsReadyMilliseconds = ptr.To[int64](10), ptr.To[int64](20)
+		},
+		tr: result(func(tr *results.TargetResult) {
+			tr.Timings.VolumesBoundMilliseconds, tr.Timings.ClientsReadyMilliseconds = 1000, 2000
+		}),
+		want: func(t *testing.T, st *sbv1.TargetStatus) {
+			if *st.VolumesBoundMilliseconds != 10 || *st.ClientsReadyMilliseconds != 20 {
+				t.Errorf("timings %d, %d", *st.VolumesBoundMilliseconds, *st.ClientsReadyMilliseconds)
+			}
+		},
+	}, {
+		name: "timings a restart lost are filled in from the result, as copies",
+		tr: result(func(tr *results.TargetResult) {
+			tr.Timings.VolumesBoundMilliseconds, tr.Timings.ClientsReadyMilliseconds = 1000, 2000
+		}),
+		want: func(t *testing.T, st *sbv1.TargetStatus) {
+			if st.VolumesBoundMilliseconds == nil || *st.VolumesBoundMilliseconds != 1000 || *st.ClientsReadyMilliseconds != 2000 {
+				t.Errorf("timings %v, %v", st.VolumesBoundMilliseconds, st.ClientsReadyMilliseconds)
+			}
+		},
+	}, {
+		name: "zero timings in the result are not recorded",
+		tr:   result(nil),
+		want: func(t *testing.T, st *sbv1.TargetStatus) {
+			if st.VolumesBoundMilliseconds != nil || st.ClientsReadyMilliseconds != nil {
+				t.Errorf("timings %v, %v", st.VolumesBoundMilliseconds, st.ClientsReadyMilliseconds)
+			}
+		},
+	}, {
+		name: "a long backend list is cut to the status bound",
+		tr: result(func(tr *results.TargetResult) {
+			tr.Backends = []string{strings.Repeat("libaio (io_uring blocked by seccomp) ", 5), "psync"}
+		}),
+		want: func(t *testing.T, st *sbv1.TargetStatus) {
+			if len(st.Backend) != 128 || !strings.HasSuffix(st.Backend, "...") {
+				t.Errorf("backend %q (%d)", st.Backend, len(st.Backend))
+			}
+		},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newBenchmark()
+			if tc.status != nil {
+				tc.status(targetStatus(b, "t1"))
+			}
+			h := newHarness(t, b, nil)
+			p := h.pass()
+			applyTargetResult(p, h.target(p, "t1"), tc.tr)
+			tc.want(t, targetStatus(b, "t1"))
+			if p.targetResults["t1"] != tc.tr {
+				t.Errorf("the result is not kept on the pass")
+			}
+			// Status must not alias the result: finishRun and the stored
+			// copy read it after status is edited.
+			if st := targetStatus(b, "t1"); st.VolumesBoundMilliseconds != nil && st.VolumesBoundMilliseconds == &tc.tr.Timings.VolumesBoundMilliseconds {
+				t.Errorf("status points into the result")
+			}
+		})
+	}
 }
