@@ -21,21 +21,26 @@ import (
 // (stopFailedRun), once this status is stored: deleting them first could
 // erase the evidence if the status write were lost.
 func (r *StorageBenchmarkReconciler) failRun(p *pass, s *snapshot, failed *targetRun, f *runFailure) {
-	b := p.bench
-	failed.status.State = sbv1.TargetFailed
-	failed.status.Message = truncate(f.message, 1024)
+	failRunStatus(p.bench, s, failed.status, f, p.now)
+	p.warning(f.reason, sbv1.ActionFail, f.message)
+}
+
+// failRunStatus is failRun's record in status: failed is the failing
+// target's entry (one of b.Status.Targets).
+func failRunStatus(b *sbv1.StorageBenchmark, s *snapshot, failed *sbv1.TargetStatus, f *runFailure, now time.Time) {
+	failed.State = sbv1.TargetFailed
+	failed.Message = truncate(f.message, 1024)
 	for i := range b.Status.Targets {
 		st := &b.Status.Targets[i]
 		if st.State != sbv1.TargetSucceeded && st.State != sbv1.TargetFailed {
 			st.State = sbv1.TargetFailed
-			st.Message = "not run: the run failed on target " + failed.spec.Name
+			st.Message = "not run: the run failed on target " + failed.Name
 		}
 	}
-	now := metav1.NewTime(p.now)
-	b.Status.CompletionTime = &now
-	b.Status.Progress = progressOf(b, s, p.now)
-	p.conditions().failed(f.reason, f.message)
-	p.warning(f.reason, sbv1.ActionFail, f.message)
+	completed := metav1.NewTime(now)
+	b.Status.CompletionTime = &completed
+	b.Status.Progress = progressOf(b, s, now)
+	conditionSetter{status: &b.Status, generation: b.Generation}.failed(f.reason, f.message)
 }
 
 // stopFailedRun deletes the client Jobs a failed run still has running.

@@ -8,11 +8,13 @@ import (
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
+	"github.com/storagebench/storagebench/internal/plan"
 	"github.com/storagebench/storagebench/results"
 )
 
@@ -292,5 +294,57 @@ func TestStatusBounds(t *testing.T) {
 	}
 	if got := boundWarnings(warnings[:maxStatusWarnings]); len(got) != maxStatusWarnings || got[len(got)-1].Reason == "MoreWarnings" {
 		t.Errorf("a list at the bound is kept whole")
+	}
+}
+
+func TestFailRunStatus(t *testing.T) {
+	three := []sbv1.WorkloadGroup{{Name: "w", BlockSizes: []sbv1.BlockSize{"4Ki"}, ReadPercents: []int32{100, 70, 0},
+		QueueDepths: []int32{8}, NumJobs: []int32{1}, DurationSeconds: 1}}
+	for _, tc := range []struct {
+		name     string
+		bench    *sbv1.StorageBenchmark
+		start    map[string]time.Time
+		failing  string
+		progress string
+		states   string
+	}{{
+		name: "progress counts a succeeded target's cells, and none of the target that failed",
+		bench: newBenchmark(withWorkloads(three...), withTargets(classTarget("t0", "fast"), classTarget("t1", "slow")),
+			withTarget("t0", func(st *sbv1.TargetStatus) { st.State = sbv1.TargetSucceeded }),
+			withTarget("t1", func(st *sbv1.TargetStatus) { st.State = sbv1.TargetRunning })),
+		// t1 measured two of its three cells before it failed.
+		start:    map[string]time.Time{"t1": t0.Add(-5 * time.Second)},
+		failing:  "t1",
+		progress: "3/6",
+		states:   "Succeeded Failed",
+	}, {
+		name:     "a failure on a later target names it in the messages of those not run",
+		bench:    newBenchmark(withTargets(classTarget("t0", "fast"), classTarget("t1", "slow"), classTarget("t2", "slow"))),
+		failing:  "t2",
+		progress: "0/3",
+		states:   "Failed Failed Failed",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &snapshot{configMaps: map[string]*corev1.ConfigMap{}}
+			records := map[string]plan.StartRecord{}
+			for name, at := range tc.start {
+				records[name] = startedAt(tc.bench, at)
+			}
+			cm := startConfigMap(tc.bench, records).(*corev1.ConfigMap)
+			s.configMaps[cm.Name] = cm
+			failRunStatus(tc.bench, s, targetStatus(tc.bench, tc.failing), &runFailure{sbv1.ReasonTimedOut, "cause"}, t0)
+			st := tc.bench.Status
+			var states []string
+			for _, ts := range st.Targets {
+				states = append(states, string(ts.State))
+				if ts.Name != tc.failing && ts.State == sbv1.TargetFailed && ts.Message != "not run: the run failed on target "+tc.failing {
+					t.Errorf("%s: message %q", ts.Name, ts.Message)
+				}
+			}
+			if strings.Join(states, " ") != tc.states || st.Progress.Summary != tc.progress || !st.CompletionTime.Time.Equal(t0) {
+				t.Errorf("states %v, progress %s, completion %v; want %s, %s", states, st.Progress.Summary, st.CompletionTime, tc.states, tc.progress)
+			}
+			expectConditions(t, tc.bench, "Stalled=True/TimedOut", "Completed=True/TimedOut", "Ready=False/TimedOut")
+		})
 	}
 }
