@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
 	"github.com/storagebench/storagebench/internal/plan"
@@ -64,10 +63,7 @@ func (r *StorageBenchmarkReconciler) publishStart(ctx context.Context, p *pass, 
 		t.status.ClientsReadyMilliseconds = &ready
 		after = fmt.Sprintf(" after %d ms", ready)
 	}
-	start := metav1.NewTime(record.Start)
-	t.status.MeasurementStartTime = &start
-	t.status.State = sbv1.TargetRunning
-	t.status.Message = "measuring"
+	setMeasuring(t.status, record.Start)
 	p.normal(sbv1.EventMeasurementScheduled, sbv1.ActionStart, fmt.Sprintf("target %s: all %d clients ready%s; measurement starts at %s and takes %s",
 		t.spec.Name, b.Spec.Clients.Count, after, record.Start.UTC().Format("15:04:05.000"), t.plan.Duration()))
 	return targetStep{wait: plan.StartLead + min(t.plan.Duration(), progressInterval)}, nil

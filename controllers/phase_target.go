@@ -66,15 +66,24 @@ func (r *StorageBenchmarkReconciler) runTarget(ctx context.Context, p *pass, s *
 		step, err := r.startWhenReady(ctx, p, s, t)
 		return step.lookAgainBy(volumes.wait), err
 	}
-	measurementStart := metav1.NewTime(start.Start)
-	t.status.MeasurementStartTime = &measurementStart
 	end := start.Start.Add(t.plan.Duration())
 	if p.now.Before(end) {
-		t.status.State = sbv1.TargetRunning
-		t.status.Message = "measuring"
+		setMeasuring(t.status, start.Start)
 		return targetStep{wait: min(end.Sub(p.now)+time.Second, progressInterval)}, nil
 	}
+	// Past the end collect sets the state; the start is still recorded,
+	// for a status that lost it (a controller restarted meanwhile).
+	measurementStart := metav1.NewTime(start.Start)
+	t.status.MeasurementStartTime = &measurementStart
 	return r.collect(ctx, p, s, t, end)
+}
+
+// setMeasuring records a target whose clients measure from start on.
+func setMeasuring(st *sbv1.TargetStatus, start time.Time) {
+	measurementStart := metav1.NewTime(start)
+	st.MeasurementStartTime = &measurementStart
+	st.State = sbv1.TargetRunning
+	st.Message = "measuring"
 }
 
 // progressInterval is how often status progress is refreshed while cells

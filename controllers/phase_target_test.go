@@ -169,3 +169,24 @@ func TestTargetStepLookAgainBy(t *testing.T) {
 		})
 	}
 }
+
+func TestSetMeasuring(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		before sbv1.TargetStatus
+	}{
+		{"a preparing target starts measuring", sbv1.TargetStatus{Name: "t1", State: sbv1.TargetPreparing, Message: "2 of 2 clients ready"}},
+		{"a running target is refreshed", sbv1.TargetStatus{Name: "t1", State: sbv1.TargetRunning, Message: "measuring", MeasurementStartTime: at(-time.Hour)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := tc.before.DeepCopy()
+			setMeasuring(st, t0.Add(3*time.Second))
+			if st.State != sbv1.TargetRunning || st.Message != "measuring" || !st.MeasurementStartTime.Time.Equal(t0.Add(3*time.Second)) {
+				t.Errorf("status %+v", st)
+			}
+			if tc.before.MeasurementStartTime != nil && tc.before.MeasurementStartTime.Time.Equal(st.MeasurementStartTime.Time) {
+				t.Errorf("start not replaced")
+			}
+		})
+	}
+}
