@@ -30,10 +30,13 @@ func (c conditionSetter) remove(conditionType string) {
 	meta.RemoveStatusCondition(&c.status.Conditions, conditionType)
 }
 
-// running marks a run in progress.
+// running marks a run in progress. ThresholdsMet is the previous run's
+// verdict: it goes, as docs/gitops.md promises, or `kubectl wait` on it
+// would answer for a run that has measured nothing yet.
 func (c conditionSetter) running(reason, message string) {
 	c.set(sbv1.ConditionReconciling, metav1.ConditionTrue, reason, message)
 	c.remove(sbv1.ConditionStalled)
+	c.remove(sbv1.ConditionThresholdsMet)
 	c.set(sbv1.ConditionCompleted, metav1.ConditionFalse, reason, message)
 	c.set(sbv1.ConditionReady, metav1.ConditionFalse, reason, message)
 }

@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
 	"github.com/storagebench/storagebench/results"
@@ -26,15 +27,21 @@ func (r *StorageBenchmarkReconciler) collect(ctx context.Context, p *pass, s *sn
 			running = append(running, pod.Name)
 		}
 	}
+	// A client whose pod is not in the snapshot has not handed over its
+	// results either: it counts, and is named, among those waited for.
+	missing := max(int(b.Spec.Clients.Count)-len(pods), 0)
 	if len(running) > 0 || len(pods) != int(b.Spec.Clients.Count) {
 		limit := time.Duration(b.Spec.Timeouts.CollectSeconds) * time.Second
 		if p.now.Sub(end) > limit {
 			sort.Strings(running)
+			if missing > 0 {
+				running = append(running, fmt.Sprintf("%d client pod(s) missing", missing))
+			}
 			return targetStep{failure: &runFailure{sbv1.ReasonTimedOut, fmt.Sprintf(
 				"target %s: clients still running %s after the last cell's scheduled end (timeouts.collectSeconds): %s",
 				t.spec.Name, limit, strings.Join(running, ", "))}}, nil
 		}
-		t.status.Message = fmt.Sprintf("waiting for %d client(s) to hand over results", len(running))
+		t.status.Message = fmt.Sprintf("waiting for %d client(s) to hand over results", len(running)+missing)
 		return targetStep{wait: limit - p.now.Sub(end) + time.Second}, nil
 	}
 
@@ -75,7 +82,7 @@ func (r *StorageBenchmarkReconciler) collect(ctx context.Context, p *pass, s *sn
 		return targetStep{}, err
 	}
 	s.configMaps[cm.Name] = cm
-	r.applyTargetResult(p, t, tr)
+	applyTargetResult(p, t, tr)
 	p.normal(sbv1.EventResultsCollected, sbv1.ActionCollect, fmt.Sprintf("target %s: merged the reports of %d clients into configmap %s", t.spec.Name, len(reports), cm.Name))
 	return r.cleanupTarget(ctx, p, s, t)
 }
@@ -107,27 +114,29 @@ func (r *StorageBenchmarkReconciler) collected(ctx context.Context, p *pass, s *
 		if err != nil {
 			return targetStep{failure: &runFailure{sbv1.ReasonResultsUnreadable, fmt.Sprintf("target %s: configmap %s: %v", t.spec.Name, cm.Name, err)}}, nil
 		}
-		r.applyTargetResult(p, t, tr)
+		applyTargetResult(p, t, tr)
 	}
 	return r.cleanupTarget(ctx, p, s, t)
 }
 
-// applyTargetResult copies a target's stored result into its status.
-func (r *StorageBenchmarkReconciler) applyTargetResult(p *pass, t *targetRun, tr *results.TargetResult) {
+// applyTargetResult copies a target's stored result into its status entry
+// and keeps it on the pass for finishRun. Timings status already has are
+// kept (status, read fresh, is what was measured); the result fills in
+// those a restart lost.
+func applyTargetResult(p *pass, t *targetRun, tr *results.TargetResult) {
 	st := t.status
 	st.State = sbv1.TargetSucceeded
 	st.Message = ""
 	st.ResultsConfigMap = resultsConfigMapName(p.bench, t.spec)
 	st.Cells = results.StatusCells(tr)
 	st.Backend = truncate(strings.Join(tr.Backends, ", "), 128)
-	skew := tr.StartSkewMicroseconds
-	st.StartSkewMicroseconds = &skew
+	st.StartSkewMicroseconds = ptr.To(tr.StartSkewMicroseconds)
 	st.Environment = tr.Environment
 	if tr.Timings.VolumesBoundMilliseconds > 0 && st.VolumesBoundMilliseconds == nil {
-		st.VolumesBoundMilliseconds = &tr.Timings.VolumesBoundMilliseconds
+		st.VolumesBoundMilliseconds = ptr.To(tr.Timings.VolumesBoundMilliseconds)
 	}
 	if tr.Timings.ClientsReadyMilliseconds > 0 && st.ClientsReadyMilliseconds == nil {
-		st.ClientsReadyMilliseconds = &tr.Timings.ClientsReadyMilliseconds
+		st.ClientsReadyMilliseconds = ptr.To(tr.Timings.ClientsReadyMilliseconds)
 	}
 	p.targetResults[t.spec.Name] = tr
 }

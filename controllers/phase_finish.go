@@ -21,21 +21,26 @@ import (
 // (stopFailedRun), once this status is stored: deleting them first could
 // erase the evidence if the status write were lost.
 func (r *StorageBenchmarkReconciler) failRun(p *pass, s *snapshot, failed *targetRun, f *runFailure) {
-	b := p.bench
-	failed.status.State = sbv1.TargetFailed
-	failed.status.Message = truncate(f.message, 1024)
+	failRunStatus(p.bench, s, failed.status, f, p.now)
+	p.warning(f.reason, sbv1.ActionFail, f.message)
+}
+
+// failRunStatus is failRun's record in status: failed is the failing
+// target's entry (one of b.Status.Targets).
+func failRunStatus(b *sbv1.StorageBenchmark, s *snapshot, failed *sbv1.TargetStatus, f *runFailure, now time.Time) {
+	failed.State = sbv1.TargetFailed
+	failed.Message = truncate(f.message, 1024)
 	for i := range b.Status.Targets {
 		st := &b.Status.Targets[i]
 		if st.State != sbv1.TargetSucceeded && st.State != sbv1.TargetFailed {
 			st.State = sbv1.TargetFailed
-			st.Message = "not run: the run failed on target " + failed.spec.Name
+			st.Message = "not run: the run failed on target " + failed.Name
 		}
 	}
-	now := metav1.NewTime(p.now)
-	b.Status.CompletionTime = &now
-	b.Status.Progress = progressOf(b, s, p.now)
-	p.conditions().failed(f.reason, f.message)
-	p.warning(f.reason, sbv1.ActionFail, f.message)
+	completed := metav1.NewTime(now)
+	b.Status.CompletionTime = &completed
+	b.Status.Progress = progressOf(b, s, now)
+	conditionSetter{status: &b.Status, generation: b.Generation}.failed(f.reason, f.message)
 }
 
 // stopFailedRun deletes the client Jobs a failed run still has running.
@@ -70,7 +75,13 @@ func (r *StorageBenchmarkReconciler) stopFailedRun(ctx context.Context, b *sbv1.
 // results are not visible yet (the cache lags), to be retried.
 func (r *StorageBenchmarkReconciler) finishRun(p *pass, s *snapshot) bool {
 	b := p.bench
-	all, ok := loadResults(p, s)
+	all, ok, unreadable := loadResults(p, s)
+	if unreadable != nil {
+		// Retrying cannot make stored results readable: the run fails as
+		// collected fails it when status lags such a ConfigMap.
+		r.failRun(p, s, r.targetRun(p, unreadable.target), unreadable.failure)
+		return true
+	}
 	if !ok {
 		return false
 	}
@@ -85,10 +96,14 @@ func (r *StorageBenchmarkReconciler) finishRun(p *pass, s *snapshot) bool {
 
 	now := metav1.NewTime(p.now)
 	b.Status.CompletionTime = &now
-	took := p.now.Sub(b.Status.StartTime.Time).Round(time.Second)
 	c := p.conditions()
 	c.remove(sbv1.ConditionReconciling)
-	measured := fmt.Sprintf("%d target(s) measured in %s", len(spec.Targets), took)
+	measured := fmt.Sprintf("%d target(s) measured", len(spec.Targets))
+	// A status without a start time (written by hand, or by an older
+	// controller) has no duration to give, and must not panic.
+	if b.Status.StartTime != nil {
+		measured += fmt.Sprintf(" in %s", p.now.Sub(b.Status.StartTime.Time).Round(time.Second))
+	}
 	c.set(sbv1.ConditionCompleted, metav1.ConditionTrue, sbv1.ReasonSucceeded, measured+"; verdict "+string(ev.Verdict))
 	verdictReason, verdictMessage := verdictCondition(spec, ev)
 	switch ev.Verdict {
@@ -136,8 +151,16 @@ func verdictCondition(spec *sbv1.StorageBenchmarkSpec, ev results.Evaluation) (s
 	return sbv1.ReasonThresholdsPassed, msg
 }
 
-// loadResults gathers every target's stored results.
-func loadResults(p *pass, s *snapshot) (map[string]*results.TargetResult, bool) {
+// unreadableResults names the target whose stored results do not decode.
+type unreadableResults struct {
+	target  int
+	failure *runFailure
+}
+
+// loadResults gathers every target's stored results. It reports false
+// while one is not visible yet (the cache lags), and which target's stored
+// results cannot be read.
+func loadResults(p *pass, s *snapshot) (map[string]*results.TargetResult, bool, *unreadableResults) {
 	b := p.bench
 	all := map[string]*results.TargetResult{}
 	for i := range b.Spec.Targets {
@@ -148,15 +171,16 @@ func loadResults(p *pass, s *snapshot) (map[string]*results.TargetResult, bool) 
 		}
 		cm := s.configMaps[resultsConfigMapName(b, t)]
 		if cm == nil {
-			return nil, false
+			return nil, false, nil
 		}
 		tr, err := results.DecodeStored(cm.Data, cm.BinaryData)
 		if err != nil {
-			return nil, false
+			return nil, false, &unreadableResults{i, &runFailure{sbv1.ReasonResultsUnreadable,
+				fmt.Sprintf("target %s: configmap %s: %v", t.Name, cm.Name, err)}}
 		}
 		all[t.Name] = tr
 	}
-	return all, true
+	return all, true, nil
 }
 
 // maxStatusViolations is status.violations' bound.

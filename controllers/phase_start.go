@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
 	"github.com/storagebench/storagebench/internal/plan"
@@ -56,13 +55,16 @@ func (r *StorageBenchmarkReconciler) publishStart(ctx context.Context, p *pass, 
 		return targetStep{}, fmt.Errorf("publishing the start of target %s: %w", t.spec.Name, err)
 	}
 	s.configMaps[updated.Name] = updated
-	ready := now.Sub(t.status.ProvisioningStartTime.Time).Milliseconds()
-	t.status.ClientsReadyMilliseconds = &ready
-	start := metav1.NewTime(record.Start)
-	t.status.MeasurementStartTime = &start
-	t.status.State = sbv1.TargetRunning
-	t.status.Message = "measuring"
-	p.normal(sbv1.EventMeasurementScheduled, sbv1.ActionStart, fmt.Sprintf("target %s: all %d clients ready after %d ms; measurement starts at %s and takes %s",
-		t.spec.Name, b.Spec.Clients.Count, ready, record.Start.UTC().Format("15:04:05.000"), t.plan.Duration()))
+	// A status without the provisioning start (written by hand, or by an
+	// older controller) has no readiness time to give, and must not panic.
+	after := ""
+	if since := t.status.ProvisioningStartTime; since != nil {
+		ready := now.Sub(since.Time).Milliseconds()
+		t.status.ClientsReadyMilliseconds = &ready
+		after = fmt.Sprintf(" after %d ms", ready)
+	}
+	setMeasuring(t.status, record.Start)
+	p.normal(sbv1.EventMeasurementScheduled, sbv1.ActionStart, fmt.Sprintf("target %s: all %d clients ready%s; measurement starts at %s and takes %s",
+		t.spec.Name, b.Spec.Clients.Count, after, record.Start.UTC().Format("15:04:05.000"), t.plan.Duration()))
 	return targetStep{wait: plan.StartLead + min(t.plan.Duration(), progressInterval)}, nil
 }

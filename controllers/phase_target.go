@@ -19,6 +19,16 @@ type targetStep struct {
 	wait time.Duration
 }
 
+// lookAgainBy brings the step's wait forward to d if d comes first (0:
+// no deadline): a phase's deadline, such as a claim's bind timeout, holds
+// even when a later phase of the same pass would wait longer.
+func (s targetStep) lookAgainBy(d time.Duration) targetStep {
+	if d > 0 && (s.wait == 0 || d < s.wait) {
+		s.wait = d
+	}
+	return s
+}
+
 // runFailure ends the run: reason is a condition reason, message names the
 // target, pod or claim at fault.
 type runFailure struct {
@@ -44,25 +54,36 @@ func (r *StorageBenchmarkReconciler) runTarget(ctx context.Context, p *pass, s *
 		t.status.ProvisioningStartTime = &now
 		t.status.State = sbv1.TargetProvisioning
 	}
-	if step, err := r.ensureVolumes(ctx, p, s, t); err != nil || step.failure != nil {
-		return step, err
+	volumes, err := r.ensureVolumes(ctx, p, s, t)
+	if err != nil || volumes.failure != nil {
+		return volumes, err
 	}
 	if step, err := r.ensureClients(ctx, p, s, t); err != nil || step.failure != nil {
 		return step, err
 	}
 	start, published := startRecord(b, s, t.spec)
 	if !published {
-		return r.startWhenReady(ctx, p, s, t)
+		step, err := r.startWhenReady(ctx, p, s, t)
+		return step.lookAgainBy(volumes.wait), err
 	}
-	measurementStart := metav1.NewTime(start.Start)
-	t.status.MeasurementStartTime = &measurementStart
 	end := start.Start.Add(t.plan.Duration())
 	if p.now.Before(end) {
-		t.status.State = sbv1.TargetRunning
-		t.status.Message = "measuring"
+		setMeasuring(t.status, start.Start)
 		return targetStep{wait: min(end.Sub(p.now)+time.Second, progressInterval)}, nil
 	}
+	// Past the end collect sets the state; the start is still recorded,
+	// for a status that lost it (a controller restarted meanwhile).
+	measurementStart := metav1.NewTime(start.Start)
+	t.status.MeasurementStartTime = &measurementStart
 	return r.collect(ctx, p, s, t, end)
+}
+
+// setMeasuring records a target whose clients measure from start on.
+func setMeasuring(st *sbv1.TargetStatus, start time.Time) {
+	measurementStart := metav1.NewTime(start)
+	st.MeasurementStartTime = &measurementStart
+	st.State = sbv1.TargetRunning
+	st.Message = "measuring"
 }
 
 // progressInterval is how often status progress is refreshed while cells

@@ -47,12 +47,15 @@ func (r *StorageBenchmarkReconciler) ensureVolumes(ctx context.Context, p *pass,
 		return targetStep{}, nil
 	}
 	limit := time.Duration(b.Spec.Timeouts.VolumeBindSeconds) * time.Second
-	if p.elapsedSince(t.status.ProvisioningStartTime) > limit {
+	elapsed := p.elapsedSince(t.status.ProvisioningStartTime)
+	if elapsed > limit {
 		return targetStep{failure: &runFailure{sbv1.ReasonVolumeNotBound, fmt.Sprintf(
 			"target %s: claim(s) not bound after %s (timeouts.volumeBindSeconds): %s", t.spec.Name, limit, strings.Join(unbound, ", "))}}, nil
 	}
 	t.status.Message = "waiting for claims to bind: " + strings.Join(unbound, ", ")
-	return targetStep{}, nil
+	// A claim that never binds changes nothing a watch would see: without a
+	// wait the timeout would only be noticed on some later event.
+	return targetStep{wait: limit - elapsed + time.Second}, nil
 }
 
 func phaseOf(c *corev1.PersistentVolumeClaim) string {
