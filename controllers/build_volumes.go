@@ -26,19 +26,24 @@ func claimNames(b *sbv1.StorageBenchmark, t *sbv1.Target) []string {
 	return names
 }
 
-// buildClaims returns the claims the controller creates for a target: none
-// for an existing claim.
-func buildClaims(b *sbv1.StorageBenchmark, t *sbv1.Target) []*corev1.PersistentVolumeClaim {
+// ownedClaimNames are the claims the controller creates for a target, each
+// once: none for an existing claim, one shared claim, or one per client.
+func ownedClaimNames(b *sbv1.StorageBenchmark, t *sbv1.Target) []string {
 	if t.StorageClassName == nil {
 		return nil
 	}
+	names := claimNames(b, t)
+	if plan.Shared(t) {
+		return names[:min(len(names), 1)]
+	}
+	return names
+}
+
+// buildClaims returns the claims the controller creates for a target: none
+// for an existing claim.
+func buildClaims(b *sbv1.StorageBenchmark, t *sbv1.Target) []*corev1.PersistentVolumeClaim {
 	var claims []*corev1.PersistentVolumeClaim
-	seen := map[string]bool{}
-	for _, name := range claimNames(b, t) {
-		if seen[name] {
-			continue
-		}
-		seen[name] = true
+	for _, name := range ownedClaimNames(b, t) {
 		mode := t.VolumeMode
 		if mode == "" {
 			mode = corev1.PersistentVolumeFilesystem

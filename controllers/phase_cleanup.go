@@ -24,12 +24,12 @@ func (r *StorageBenchmarkReconciler) cleanupTarget(ctx context.Context, p *pass,
 	}
 	if b.Spec.Cleanup.Volumes != sbv1.CleanupKeep {
 		deleted := 0
-		for _, c := range buildClaims(b, t.spec) {
-			if claim := s.claims[c.Name]; claim != nil && claim.DeletionTimestamp == nil {
+		for _, name := range ownedClaimNames(b, t.spec) {
+			if claim := s.claims[name]; claim != nil && claim.DeletionTimestamp == nil {
 				if err := r.deleteChild(ctx, claim); err != nil {
 					return targetStep{}, err
 				}
-				delete(s.claims, c.Name)
+				delete(s.claims, name)
 				deleted++
 			}
 		}

@@ -39,7 +39,7 @@ func (r *StorageBenchmarkReconciler) startGeneration(p *pass) {
 func (r *StorageBenchmarkReconciler) removeStaleRuns(ctx context.Context, b *sbv1.StorageBenchmark, s *snapshot) error {
 	current := generationLabel(b.Generation)
 	for _, j := range s.jobs {
-		if j.Labels[labelGeneration] != current {
+		if j.Labels[labelGeneration] != current && j.DeletionTimestamp == nil {
 			if err := r.deleteChild(ctx, j); err != nil {
 				return err
 			}
@@ -47,7 +47,7 @@ func (r *StorageBenchmarkReconciler) removeStaleRuns(ctx context.Context, b *sbv
 		}
 	}
 	for _, cm := range s.configMaps {
-		if gen, ok := cm.Labels[labelGeneration]; ok && gen != current {
+		if gen, ok := cm.Labels[labelGeneration]; ok && gen != current && cm.DeletionTimestamp == nil {
 			if err := r.deleteChild(ctx, cm); err != nil {
 				return err
 			}
@@ -56,12 +56,12 @@ func (r *StorageBenchmarkReconciler) removeStaleRuns(ctx context.Context, b *sbv
 	}
 	wanted := map[string]bool{}
 	for i := range b.Spec.Targets {
-		for _, c := range buildClaims(b, &b.Spec.Targets[i]) {
-			wanted[c.Name] = true
+		for _, name := range ownedClaimNames(b, &b.Spec.Targets[i]) {
+			wanted[name] = true
 		}
 	}
 	for name, c := range s.claims {
-		if !wanted[name] {
+		if !wanted[name] && c.DeletionTimestamp == nil {
 			if err := r.deleteChild(ctx, c); err != nil {
 				return err
 			}

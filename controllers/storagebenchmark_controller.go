@@ -88,7 +88,11 @@ func (r *StorageBenchmarkReconciler) Reconcile(ctx context.Context, req ctrl.Req
 		// The patch carries the resourceVersion the pass started from: a
 		// pass that read a stale copy must not overwrite what a newer pass
 		// stored, lists included.
-		if err := r.Status().Patch(ctx, bench, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
+		patch, err := statusPatch(before, bench)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if err := r.Status().Patch(ctx, bench, patch); err != nil {
 			if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
 				return ctrl.Result{RequeueAfter: conflictRequeue}, nil
 			}

@@ -59,14 +59,13 @@ func WriteClientReport(w io.Writer, r *ClientReport) error {
 // The log is untrusted: any input gives a report or an error, never a panic,
 // and no more than maxBytes are read.
 func ReadClientReport(log io.Reader, maxBytes int64) (*ClientReport, error) {
-	data, err := io.ReadAll(io.LimitReader(log, maxBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading the log: %w", err)
-	}
-	if int64(len(data)) > maxBytes {
+	// The log is scanned as it streams in, not read whole first: at 64
+	// clients a target's logs are hundreds of MB of copies otherwise.
+	counted := &countingReader{r: io.LimitReader(log, maxBytes+1)}
+	body, wantSum, err := lastFrame(counted)
+	if counted.n > maxBytes {
 		return nil, fmt.Errorf("log larger than the %d-byte limit", maxBytes)
 	}
-	body, wantSum, err := lastFrame(data)
 	if err != nil {
 		return nil, err
 	}
@@ -86,12 +85,24 @@ func ReadClientReport(log io.Reader, maxBytes int64) (*ClientReport, error) {
 	return r, nil
 }
 
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
 // lastFrame returns the body and checksum of the last framed report. Lines
 // between the markers that are not fragments (other output interleaved by
 // the runtime) are skipped; the checksum tells whether fragments are
 // missing.
-func lastFrame(data []byte) ([]byte, string, error) {
-	scanner := bufio.NewScanner(bytes.NewReader(data))
+func lastFrame(log io.Reader) ([]byte, string, error) {
+	scanner := bufio.NewScanner(log)
 	scanner.Buffer(make([]byte, 0, 64<<10), MaxReportBytes+1024)
 	var (
 		inside   bool

@@ -44,9 +44,10 @@ func Merge(p *plan.Plan, reports []*ClientReport) (*TargetResult, error) {
 	}
 
 	index := map[string]int{}
+	m := &merger{}
 	for _, slot := range p.Slots {
 		for _, cell := range slot.Cells {
-			rep, err := mergeRepetition(cell, slot.Repetition, p.Clients, byClient, backends)
+			rep, err := m.mergeRepetition(cell, slot.Repetition, p.Clients, byClient, backends)
 			if err != nil {
 				return nil, err
 			}
@@ -101,9 +102,11 @@ func checkReports(p *plan.Plan, reports []*ClientReport) (map[int32]*ClientRepor
 }
 
 // mergeRepetition merges one cell run over all clients.
-func mergeRepetition(cell sbv1.Cell, repetition, clients int32, byClient map[int32]*ClientReport, backends map[string]bool) (*RepetitionResult, error) {
+func (m *merger) mergeRepetition(cell sbv1.Cell, repetition, clients int32, byClient map[int32]*ClientReport, backends map[string]bool) (*RepetitionResult, error) {
 	rep := &RepetitionResult{Repetition: repetition}
-	var read, write directionMerge
+	read, write := &m.cell[0], &m.cell[1]
+	read.reset()
+	write.reset()
 	var starts []int64
 	for i := int32(0); i < clients; i++ {
 		run := findRun(byClient[i], cell.Name, repetition)
@@ -113,7 +116,7 @@ func mergeRepetition(cell sbv1.Cell, repetition, clients int32, byClient map[int
 		if run.Error != "" {
 			return nil, fmt.Errorf("client %d failed cell %s: %s", i, cell.Name, run.Error)
 		}
-		cr, err := mergeClientRun(run.Document, &read, &write)
+		cr, err := m.mergeClientRun(run.Document, read, write)
 		if err != nil {
 			return nil, fmt.Errorf("client %d, cell %s: %w", i, cell.Name, err)
 		}
@@ -151,7 +154,7 @@ func findRun(r *ClientReport, cell string, repetition int32) *CellRun {
 
 // mergeClientRun adds one client's engine document into the cell's
 // direction merges and returns the client's own share.
-func mergeClientRun(doc *result.Document, read, write *directionMerge) (*ClientResult, error) {
+func (m *merger) mergeClientRun(doc *result.Document, read, write *directionMerge) (*ClientResult, error) {
 	ext := doc.Storagebench
 	if len(doc.Jobs) == 0 || len(ext.Jobs) != len(doc.Jobs) {
 		return nil, fmt.Errorf("engine document has %d jobs and %d extension entries", len(doc.Jobs), len(ext.Jobs))
@@ -160,17 +163,19 @@ func mergeClientRun(doc *result.Document, read, write *directionMerge) (*ClientR
 		return nil, fmt.Errorf("engine run incomplete: %s", ext.Error)
 	}
 	cr := &ClientResult{StartOffsetMicroseconds: math.MaxInt64}
-	var own [2]directionMerge
+	own := &m.own
+	own[0].reset()
+	own[1].reset()
 	for i := range doc.Jobs {
 		job, jext := &doc.Jobs[i], &ext.Jobs[i]
 		if job.Error != 0 {
 			return nil, fmt.Errorf("job %s ended with error %d", job.JobName, job.Error)
 		}
-		for d, pair := range []struct {
+		for d, pair := range [2]struct {
 			fio *result.Direction
 			ext *result.DirectionExtension
 		}{{&job.Read, &jext.Read}, {&job.Write, &jext.Write}} {
-			if err := own[d].add(pair.fio, pair.ext); err != nil {
+			if err := own[d].add(pair.fio, pair.ext, m); err != nil {
 				return nil, fmt.Errorf("job %s %s: %w", job.JobName, []string{"read", "write"}[d], err)
 			}
 		}
@@ -196,86 +201,8 @@ func mergeClientRun(doc *result.Document, read, write *directionMerge) (*ClientR
 	return cr, nil
 }
 
-// directionMerge accumulates one direction over jobs and clients.
-type directionMerge struct {
-	ios, bytes     int64
-	iops, bps      float64
-	lat, clat      *hist.Histogram
-	haveHistograms bool
-}
-
-func (m *directionMerge) add(d *result.Direction, ext *result.DirectionExtension) error {
-	if d.TotalIOs < 0 || d.IOBytes < 0 || d.BwBytes < 0 || !finiteNonNegative(d.IOPS) {
-		return fmt.Errorf("negative or non-finite counters (ios %d, bytes %d, iops %v)", d.TotalIOs, d.IOBytes, d.IOPS)
-	}
-	m.ios += d.TotalIOs
-	m.bytes += d.IOBytes
-	m.iops += d.IOPS
-	m.bps += float64(d.BwBytes)
-	for _, h := range []struct {
-		encoded string
-		into    **hist.Histogram
-		name    string
-	}{{ext.Lat, &m.lat, "lat"}, {ext.Clat, &m.clat, "clat"}} {
-		if h.encoded == "" {
-			continue
-		}
-		decoded, err := hist.Decode(h.encoded)
-		if err != nil {
-			return fmt.Errorf("%s histogram: %w", h.name, err)
-		}
-		if *h.into == nil {
-			*h.into = hist.New()
-		}
-		(*h.into).Merge(decoded)
-		m.haveHistograms = true
-	}
-	if d.TotalIOs > 0 && !m.haveHistograms {
-		return fmt.Errorf("%d IOs but no latency histogram", d.TotalIOs)
-	}
-	return nil
-}
-
-func (m *directionMerge) mergeFrom(o *directionMerge) {
-	m.ios += o.ios
-	m.bytes += o.bytes
-	m.iops += o.iops
-	m.bps += o.bps
-	for _, pair := range [][2]**hist.Histogram{{&m.lat, &o.lat}, {&m.clat, &o.clat}} {
-		if *pair[1] == nil {
-			continue
-		}
-		if *pair[0] == nil {
-			*pair[0] = hist.New()
-		}
-		(*pair[0]).Merge(*pair[1])
-	}
-}
-
-func (m *directionMerge) statsWithoutHistograms() *DirectionStats {
-	s := &DirectionStats{IOs: m.ios, Bytes: m.bytes, IOPS: m.iops, BytesPerSecond: m.bps}
-	lat := m.lat
-	if lat == nil {
-		lat = m.clat
-	}
-	s.LatencyNs = summarize(lat)
-	s.CompletionLatencyNs = summarize(m.clat)
-	return s
-}
-
-func (m *directionMerge) stats() *DirectionStats {
-	s := m.statsWithoutHistograms()
-	if m.lat != nil {
-		s.LatencyHistogram = m.lat.Encode()
-	}
-	if m.clat != nil {
-		s.CompletionLatencyHistogram = m.clat.Encode()
-	}
-	return s
-}
-
 func summarize(h *hist.Histogram) LatencyNs {
-	if h == nil || h.Count() == 0 {
+	if h.Count() == 0 {
 		return LatencyNs{}
 	}
 	return LatencyNs{

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unsafe"
 )
 
 // encodingPrefix names the encoding's version so that a reader can refuse a
@@ -46,24 +47,57 @@ func (h *Histogram) Encode() string {
 // ErrEncoding is wrapped by every Decode error.
 var ErrEncoding = errors.New("invalid histogram encoding")
 
-// Decode parses the output of Encode. The input is untrusted (it comes from
-// client pods' logs): its size is bounded, every field is checked for
-// consistency (bucket counts add up to the count, min and max match the
-// first and last bucket, indexes increase and stay in range) and it never
-// panics.
+// Decode parses the output of Encode into a new histogram (see
+// Decoder.DecodeInto for the checks).
 func Decode(s string) (*Histogram, error) {
+	h := &Histogram{}
+	var d Decoder
+	if err := d.DecodeInto(h, s); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// Decoder decodes histograms reusing its buffer, and DecodeInto reuses the
+// histogram it decodes into: merging the reports of many clients decodes
+// one histogram per client, cell and direction, and a histogram is 15 KB.
+// The zero value is ready to use; it is not safe for concurrent use.
+type Decoder struct {
+	raw []byte
+}
+
+// DecodeInto parses the output of Encode into h, replacing what h held;
+// on error h is left empty. The input is untrusted (it comes from client
+// pods' logs): its size is bounded, every field is checked for consistency
+// (bucket counts add up to the count, min and max match the first and last
+// bucket, indexes increase and stay in range) and it never panics.
+func (d *Decoder) DecodeInto(h *Histogram, s string) error {
+	h.Reset()
+	if err := d.decode(h, s); err != nil {
+		h.Reset()
+		return err
+	}
+	return nil
+}
+
+func (d *Decoder) decode(h *Histogram, s string) error {
 	if len(s) > MaxEncodedLen {
-		return nil, fmt.Errorf("%w: %d bytes, more than the limit of %d", ErrEncoding, len(s), MaxEncodedLen)
+		return fmt.Errorf("%w: %d bytes, more than the limit of %d", ErrEncoding, len(s), MaxEncodedLen)
 	}
 	rest, ok := strings.CutPrefix(s, encodingPrefix)
 	if !ok {
-		return nil, fmt.Errorf("%w: missing %q prefix", ErrEncoding, encodingPrefix)
+		return fmt.Errorf("%w: missing %q prefix", ErrEncoding, encodingPrefix)
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(rest)
+	if need := base64.RawURLEncoding.DecodedLen(len(rest)); cap(d.raw) < need {
+		d.raw = make([]byte, need)
+	}
+	// The encoded text is read in place: Decode does not write to its
+	// source, and a []byte(rest) copy would allocate on every call.
+	n, err := base64.RawURLEncoding.Decode(d.raw[:cap(d.raw)], unsafe.Slice(unsafe.StringData(rest), len(rest)))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrEncoding, err)
+		return fmt.Errorf("%w: %v", ErrEncoding, err)
 	}
-	r := reader{buf: raw}
+	r := reader{buf: d.raw[:n]}
 	count := r.next("count")
 	minV := r.next("min")
 	maxV := r.next("max")
@@ -71,29 +105,29 @@ func Decode(s string) (*Histogram, error) {
 	sumSqBits := r.next("sum of squares")
 	nBins := r.next("bucket count")
 	if r.err != nil {
-		return nil, r.err
+		return r.err
 	}
 	const maxInt = uint64(math.MaxInt64)
 	switch {
 	case count > maxInt || minV > maxInt || maxV > maxInt:
-		return nil, fmt.Errorf("%w: count, min or max out of range", ErrEncoding)
+		return fmt.Errorf("%w: count, min or max out of range", ErrEncoding)
 	case nBins > NumBuckets:
-		return nil, fmt.Errorf("%w: %d buckets, at most %d exist", ErrEncoding, nBins, NumBuckets)
+		return fmt.Errorf("%w: %d buckets, at most %d exist", ErrEncoding, nBins, NumBuckets)
 	case count == 0 && (minV != 0 || maxV != 0 || sum != 0 || sumSqBits != 0 || nBins != 0):
-		return nil, fmt.Errorf("%w: empty histogram with non-zero fields", ErrEncoding)
+		return fmt.Errorf("%w: empty histogram with non-zero fields", ErrEncoding)
 	case count > 0 && (minV > maxV || nBins == 0):
-		return nil, fmt.Errorf("%w: min %d > max %d or no buckets", ErrEncoding, minV, maxV)
+		return fmt.Errorf("%w: min %d > max %d or no buckets", ErrEncoding, minV, maxV)
 	}
-	h := &Histogram{count: int64(count), min: int64(minV), max: int64(maxV), sum: sum, sumSq: math.Float64frombits(sumSqBits)}
+	h.count, h.min, h.max, h.sum, h.sumSq = int64(count), int64(minV), int64(maxV), sum, math.Float64frombits(sumSqBits)
 	if math.IsNaN(h.sumSq) || math.IsInf(h.sumSq, 0) || h.sumSq < 0 {
-		return nil, fmt.Errorf("%w: sum of squares %v", ErrEncoding, h.sumSq)
+		return fmt.Errorf("%w: sum of squares %v", ErrEncoding, h.sumSq)
 	}
 	// The exact sum must lie between count*min and count*max; checked in
 	// floating point with slack for rounding, as the products may overflow.
 	if count > 0 {
 		fs, fc := float64(sum), float64(count)
 		if fs < fc*float64(minV)*(1-1e-9)-1 || fs > fc*float64(maxV)*(1+1e-9)+1 {
-			return nil, fmt.Errorf("%w: sum %d outside count*[min, max]", ErrEncoding, sum)
+			return fmt.Errorf("%w: sum %d outside count*[min, max]", ErrEncoding, sum)
 		}
 	}
 	idx := -1
@@ -102,31 +136,31 @@ func Decode(s string) (*Histogram, error) {
 		delta := r.next("bucket index")
 		c := r.next("bucket count")
 		if r.err != nil {
-			return nil, r.err
+			return r.err
 		}
 		if delta == 0 || delta > NumBuckets || idx+int(delta) >= NumBuckets {
-			return nil, fmt.Errorf("%w: bucket index out of range", ErrEncoding)
+			return fmt.Errorf("%w: bucket index out of range", ErrEncoding)
 		}
 		idx += int(delta)
 		if c == 0 || c > maxInt || total+c < total || total+c > count {
-			return nil, fmt.Errorf("%w: bucket %d count %d inconsistent with total %d", ErrEncoding, idx, c, count)
+			return fmt.Errorf("%w: bucket %d count %d inconsistent with total %d", ErrEncoding, idx, c, count)
 		}
 		total += c
 		if i == 0 && idx != bucketIndex(h.min) {
-			return nil, fmt.Errorf("%w: first bucket %d does not hold min %d", ErrEncoding, idx, h.min)
+			return fmt.Errorf("%w: first bucket %d does not hold min %d", ErrEncoding, idx, h.min)
 		}
 		h.buckets[idx] = int64(c)
 	}
 	if count > 0 && idx != bucketIndex(h.max) {
-		return nil, fmt.Errorf("%w: last bucket %d does not hold max %d", ErrEncoding, idx, h.max)
+		return fmt.Errorf("%w: last bucket %d does not hold max %d", ErrEncoding, idx, h.max)
 	}
 	if total != count {
-		return nil, fmt.Errorf("%w: buckets hold %d samples, count says %d", ErrEncoding, total, count)
+		return fmt.Errorf("%w: buckets hold %d samples, count says %d", ErrEncoding, total, count)
 	}
 	if len(r.buf) != 0 {
-		return nil, fmt.Errorf("%w: %d trailing bytes", ErrEncoding, len(r.buf))
+		return fmt.Errorf("%w: %d trailing bytes", ErrEncoding, len(r.buf))
 	}
-	return h, nil
+	return nil
 }
 
 // reader decodes varints and remembers the first error.

@@ -189,3 +189,31 @@ func BenchmarkRecord(b *testing.B) {
 		h.Record(v + int64(i&1023)*97)
 	}
 }
+
+func TestDecodeIntoReusesTheHistogramAndAllocatesNothing(t *testing.T) {
+	a, b := New(), New()
+	for i := int64(1); i < 5000; i++ {
+		a.Record(i * 997)
+		b.Record(i * 13)
+	}
+	encA, encB := a.Encode(), b.Encode()
+	var d Decoder
+	into := New()
+	for _, tc := range []struct {
+		enc  string
+		want *Histogram
+	}{{encA, a}, {encB, b}, {encA, a}} {
+		if err := d.DecodeInto(into, tc.enc); err != nil {
+			t.Fatal(err)
+		}
+		if *into != *tc.want {
+			t.Fatalf("decoding into a used histogram differs from the original")
+		}
+	}
+	if err := d.DecodeInto(into, "v1.garbage!"); err == nil || into.Count() != 0 {
+		t.Fatalf("a bad encoding must fail and leave the histogram empty: err %v, count %d", err, into.Count())
+	}
+	if allocs := testing.AllocsPerRun(100, func() { _ = d.DecodeInto(into, encA) }); allocs != 0 {
+		t.Fatalf("DecodeInto allocates %.0f times per call once its buffer has grown", allocs)
+	}
+}
