@@ -7,6 +7,11 @@ import (
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
 )
 
+// maxConditionMessage bounds a condition's message (the API allows 32 KiB):
+// eight conditions of that would take most of status's budget. A message
+// names the first causes; the full lists are in the comparison ConfigMap.
+const maxConditionMessage = 1024
+
 // conditionSetter writes conditions stamped with the generation they
 // describe, so `kubectl wait` and kstatus never read a stale one as current.
 type conditionSetter struct {
@@ -19,7 +24,7 @@ func (c conditionSetter) set(conditionType string, status metav1.ConditionStatus
 		Type:               conditionType,
 		Status:             status,
 		Reason:             reason,
-		Message:            truncate(message, 32768),
+		Message:            truncate(message, maxConditionMessage),
 		ObservedGeneration: c.generation,
 	})
 }

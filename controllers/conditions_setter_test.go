@@ -83,7 +83,7 @@ func TestConditionSetter(t *testing.T) {
 func TestConditionSetterBoundsTheMessage(t *testing.T) {
 	st := &sbv1.StorageBenchmarkStatus{}
 	conditionSetter{status: st, generation: 1}.set(sbv1.ConditionStalled, metav1.ConditionTrue, sbv1.ReasonClientFailed, strings.Repeat("x", 40000))
-	if msg := st.Conditions[0].Message; len(msg) != 32768 || !strings.HasSuffix(msg, "...") {
-		t.Errorf("message of %d bytes, want 32768 ending in ...", len(msg))
+	if msg := st.Conditions[0].Message; len(msg) != maxConditionMessage || !strings.HasSuffix(msg, "...") {
+		t.Errorf("message of %d bytes, want %d ending in ...", len(msg), maxConditionMessage)
 	}
 }

@@ -34,6 +34,8 @@ const (
 	componentStart   = "start"
 	componentResults = "results"
 	componentAccess  = "client-access"
+	// componentComparison is the run's whole outcome.
+	componentComparison = "comparison"
 )
 
 // maxNameLength keeps child names valid as label values (63) and leaves
@@ -104,6 +106,13 @@ func startConfigMapName(b *sbv1.StorageBenchmark) string {
 
 func resultsConfigMapName(b *sbv1.StorageBenchmark, t *sbv1.Target) string {
 	return childName(maxNameLength, b.Name, t.Name, "results")
+}
+
+// comparisonConfigMapName holds the generation's outcome; a name per
+// generation, so that a new run never meets the previous run's outcome
+// (being deleted) under its own name.
+func comparisonConfigMapName(b *sbv1.StorageBenchmark) string {
+	return childName(maxNameLength, b.Name, "comparison", "g"+generationLabel(b.Generation))
 }
 
 func clientAccessName(b *sbv1.StorageBenchmark) string {

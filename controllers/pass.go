@@ -109,10 +109,11 @@ func (r *StorageBenchmarkReconciler) advance(ctx context.Context, p *pass) (ctrl
 	}
 	r.updateProgress(p, s)
 	if allDone {
-		if !r.finishRun(p, s) {
-			return ctrl.Result{RequeueAfter: shortRequeue}, nil
+		finished, err := r.finishRun(ctx, p, s)
+		if err != nil || finished {
+			return ctrl.Result{}, err
 		}
-		return ctrl.Result{}, nil
+		return ctrl.Result{RequeueAfter: shortRequeue}, nil
 	}
 	return ctrl.Result{RequeueAfter: wait}, nil
 }

@@ -131,7 +131,7 @@ func applyTargetResult(p *pass, t *targetRun, tr *results.TargetResult) {
 	st.Cells = results.StatusCells(tr)
 	st.Backend = truncate(strings.Join(tr.Backends, ", "), 128)
 	st.StartSkewMicroseconds = ptr.To(tr.StartSkewMicroseconds)
-	st.Environment = tr.Environment
+	st.Environment = results.StatusEnvironment(tr.Environment)
 	if tr.Timings.VolumesBoundMilliseconds > 0 && st.VolumesBoundMilliseconds == nil {
 		st.VolumesBoundMilliseconds = ptr.To(tr.Timings.VolumesBoundMilliseconds)
 	}

@@ -70,9 +70,8 @@ func TestCollect(t *testing.T) {
 				t.Errorf("target status %+v", st)
 			}
 			env := st.Environment
-			if env == nil || env.StorageClassName != "fast" || env.Provisioner != "example.com/fast" || env.Parameters["tier"] != "fast" ||
-				len(env.Nodes) != 1 || env.Nodes[0].Name != "node-1" || env.Nodes[0].Clients != 2 || env.EngineVersion != "test" {
-				t.Errorf("environment %+v", env)
+			if env == nil || env.StorageClassName != "fast" || env.Provisioner != "example.com/fast" || env.Nodes != 1 || env.EngineVersion != "test" {
+				t.Errorf("environment summary %+v", env)
 			}
 			cm := &corev1.ConfigMap{}
 			if err := h.r.Get(context.Background(), client.ObjectKey{Namespace: "ns", Name: "bench-t1-results"}, cm); err != nil {
@@ -81,7 +80,12 @@ func TestCollect(t *testing.T) {
 			tr, err := results.DecodeStored(cm.Data, cm.BinaryData)
 			if err != nil || tr.Timings.VolumesBoundMilliseconds != 1000 || tr.Timings.ClientsReadyMilliseconds != 20000 ||
 				cm.Labels[labelGeneration] != "1" || h.p.targetResults["t1"] == nil {
-				t.Errorf("stored %+v (%v), labels %v", tr, err, cm.Labels)
+				t.Fatalf("stored %+v (%v), labels %v", tr, err, cm.Labels)
+			}
+			// The whole fingerprint is in the results ConfigMap.
+			full := tr.Environment
+			if full == nil || full.Parameters["tier"] != "fast" || len(full.Nodes) != 1 || full.Nodes[0].Name != "node-1" || full.Nodes[0].Clients != 2 {
+				t.Errorf("stored environment %+v", full)
 			}
 		},
 	}, {
@@ -190,7 +194,7 @@ func TestCollect(t *testing.T) {
 		outcome: outcome{done: true, calls: cleanedUp, events: succeededEvents},
 		state:   sbv1.TargetSucceeded,
 		check: func(t *testing.T, h *harness) {
-			env := targetStatus(h.b, "t1").Environment
+			env := h.p.targetResults["t1"].Environment
 			if env.StorageClassName != "fast" || env.Provisioner != "" || len(env.Nodes) != 1 || env.Nodes[0].KernelVersion != "" {
 				t.Errorf("environment %+v", env)
 			}

@@ -70,29 +70,29 @@ func (r *StorageBenchmarkReconciler) stopFailedRun(ctx context.Context, b *sbv1.
 }
 
 // finishRun completes a run whose targets all have results: it compares
-// the targets, judges the thresholds, recommends a target and sets the
-// conditions GitOps tools read. It reports false when a target's stored
-// results are not visible yet (the cache lags), to be retried.
-func (r *StorageBenchmarkReconciler) finishRun(p *pass, s *snapshot) bool {
+// the targets, judges the thresholds, recommends a target, stores the whole
+// outcome in the run's comparison ConfigMap and its summary in status, and
+// sets the conditions GitOps tools read. It reports false when a target's
+// stored results are not visible yet (the cache lags), to be retried.
+func (r *StorageBenchmarkReconciler) finishRun(ctx context.Context, p *pass, s *snapshot) (bool, error) {
 	b := p.bench
 	all, ok, unreadable := loadResults(p, s)
 	if unreadable != nil {
 		// Retrying cannot make stored results readable: the run fails as
 		// collected fails it when status lags such a ConfigMap.
 		r.failRun(p, s, r.targetRun(p, unreadable.target), unreadable.failure)
-		return true
+		return true, nil
 	}
 	if !ok {
-		return false
+		return false, nil
 	}
 	spec := &b.Spec
 	outcome := results.Conclude(spec, all)
+	if err := r.storeOutcome(ctx, b, s, &outcome); err != nil {
+		return false, err
+	}
 	ev := outcome.Evaluation()
-	b.Status.Comparison = outcome.Comparison
-	b.Status.Verdict = outcome.Verdict
-	b.Status.Violations = boundViolations(outcome.Violations)
-	b.Status.Recommendation = outcome.Recommendation
-	b.Status.Warnings = boundWarnings(outcome.Warnings)
+	applyOutcome(&b.Status, &outcome, comparisonConfigMapName(b))
 
 	now := metav1.NewTime(p.now)
 	b.Status.CompletionTime = &now
@@ -118,7 +118,43 @@ func (r *StorageBenchmarkReconciler) finishRun(p *pass, s *snapshot) bool {
 		c.set(sbv1.ConditionStalled, metav1.ConditionTrue, verdictReason, verdictMessage)
 		p.warning(verdictReason, sbv1.ActionComplete, measured+"; "+verdictMessage)
 	}
-	return true
+	return true, nil
+}
+
+// storeOutcome writes the run's whole outcome into its comparison
+// ConfigMap, unless a previous pass did.
+func (r *StorageBenchmarkReconciler) storeOutcome(ctx context.Context, b *sbv1.StorageBenchmark, s *snapshot, o *results.Outcome) error {
+	name := comparisonConfigMapName(b)
+	if s.configMaps[name] != nil {
+		return nil
+	}
+	data, binary, err := results.EncodeOutcome(&results.StoredOutcome{
+		SchemaVersion: results.OutcomeSchema, Benchmark: b.Name, Generation: b.Generation, Outcome: *o,
+	})
+	if err != nil {
+		return err
+	}
+	labels := benchmarkLabels(b, componentComparison)
+	labels[labelGeneration] = generationLabel(b.Generation)
+	cm := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: b.Namespace, Labels: labels},
+		Data:       data, BinaryData: binary,
+	}
+	if _, err := r.createOwned(ctx, b, cm); err != nil {
+		return err
+	}
+	s.configMaps[name] = cm
+	return nil
+}
+
+// applyOutcome puts the outcome's bounded summary into status.
+func applyOutcome(st *sbv1.StorageBenchmarkStatus, o *results.Outcome, configMap string) {
+	st.Comparison = results.StatusComparison(o.Comparison)
+	st.Verdict = o.Verdict
+	st.Violations = boundViolations(o.Violations)
+	st.Recommendation = o.Recommendation
+	st.Warnings = boundWarnings(o.Warnings)
+	st.ComparisonConfigMap = configMap
 }
 
 // verdictCondition explains the verdict in a condition's reason and message.

@@ -65,8 +65,9 @@ func TestFailRun(t *testing.T) {
 				t.Errorf("targets:\n  %s\nwant\n  %s", strings.Join(states, "\n  "), strings.Join(tc.states, "\n  "))
 			}
 			expectConditions(t, tc.bench, tc.conditions...)
-			if msg := conditionMessage(tc.bench, sbv1.ConditionStalled); msg != tc.failure.message {
-				t.Errorf("Stalled message %q, want the whole cause", msg)
+			// Status bounds the message; the event carries the whole cause.
+			if msg := conditionMessage(tc.bench, sbv1.ConditionStalled); msg != truncate(tc.failure.message, maxConditionMessage) {
+				t.Errorf("Stalled message %q, want the cause, cut at %d bytes", msg, maxConditionMessage)
 			}
 			st := tc.bench.Status
 			if st.CompletionTime == nil || !st.CompletionTime.Time.Equal(t0) || st.Progress == nil || st.Progress.CurrentTarget != "" {
@@ -209,7 +210,10 @@ func TestFinishRun(t *testing.T) {
 				p.targetResults["t1"] = mergedResult(tc.bench, "t1", measuredStart)
 			}
 			before := tc.bench.DeepCopy()
-			finished := h.r.finishRun(p, s)
+			finished, err := h.r.finishRun(context.Background(), p, s)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if finished != tc.finished {
 				t.Fatalf("finished %v, want %v", finished, tc.finished)
 			}

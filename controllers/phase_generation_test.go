@@ -25,7 +25,7 @@ func TestStartGeneration(t *testing.T) {
 		st.Violations = []sbv1.Violation{{Threshold: "p99"}}
 		st.Recommendation = &sbv1.Recommendation{Target: "t1"}
 		st.Targets[0].State = sbv1.TargetSucceeded
-		st.Targets[0].Cells = []sbv1.CellResult{{Name: "c"}}
+		st.Targets[0].Cells = []sbv1.CellSummary{{Name: "c"}}
 		c := conditionSetter{status: st, generation: 1}
 		c.set(sbv1.ConditionCompleted, metav1.ConditionTrue, sbv1.ReasonSucceeded, "done")
 		c.set(sbv1.ConditionStalled, metav1.ConditionTrue, sbv1.ReasonThresholdsFailed, "p99")

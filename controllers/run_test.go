@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
+	"github.com/storagebench/storagebench/internal/fakecluster"
 	"github.com/storagebench/storagebench/internal/plan"
 	"github.com/storagebench/storagebench/results"
 )
@@ -111,12 +112,20 @@ func TestRunOfTwoTargetsTwoClientsThreeCellsMergesExactly(t *testing.T) {
 		t.Fatalf("verdict %s, violations %+v, conditions %+v", got.Status.Verdict, got.Status.Violations, got.Status.Conditions)
 	}
 	cmp := got.Status.Comparison
-	if cmp == nil || cmp.Baseline != "slow" || len(cmp.Cells) != 3 || cmp.Cells[0].Best != "fast" || len(cmp.Cells[0].VsBaseline) != 1 ||
-		cmp.Cells[0].VsBaseline[0].IOPSRatio != "1" || len(cmp.Targets) != 2 {
+	if cmp == nil || cmp.Baseline != "slow" || len(cmp.Cells) != 3 || cmp.Cells[0].Best != "fast" || len(cmp.Targets) != 2 {
 		t.Fatalf("comparison %+v", cmp)
 	}
 	if got.Status.Recommendation == nil || got.Status.Recommendation.Target != "fast" {
 		t.Fatalf("recommendation %+v", got.Status.Recommendation)
+	}
+	// The whole comparison is in the run's comparison ConfigMap.
+	outcomeCM := &corev1.ConfigMap{}
+	if err := k8sClient.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: got.Status.ComparisonConfigMap}, outcomeCM); err != nil {
+		t.Fatalf("comparison configmap %q: %v", got.Status.ComparisonConfigMap, err)
+	}
+	stored, err := results.DecodeOutcome(outcomeCM.Data, outcomeCM.BinaryData)
+	if err != nil || len(stored.Comparison.Cells) != 3 || len(stored.Comparison.Cells[0].VsBaseline) != 1 || stored.Comparison.Cells[0].VsBaseline[0].IOPSRatio != "1" {
+		t.Fatalf("stored outcome %+v (%v)", stored, err)
 	}
 	for _, ts := range got.Status.Targets {
 		if ts.State != sbv1.TargetSucceeded || len(ts.Cells) != 3 || ts.ResultsConfigMap == "" || ts.VolumesBoundMilliseconds == nil ||
@@ -124,22 +133,13 @@ func TestRunOfTwoTargetsTwoClientsThreeCellsMergesExactly(t *testing.T) {
 			t.Fatalf("target status %+v", ts)
 		}
 		for i, cell := range ts.Cells {
-			for d, got := range []*sbv1.DirectionResult{cell.Read, cell.Write} {
-				cellReads := i < 2
-				cellWrites := i > 0
-				if (d == 0 && !cellReads) || (d == 1 && !cellWrites) {
-					if got != nil {
-						t.Errorf("%s %s: cell %s has a direction it does not run", ts.Name, cell.Name, []string{"read", "write"}[d])
-					}
-					continue
-				}
-				iops, p99 := expectedDirection(2, i, d)
-				if got == nil || got.IOPS != results.Decimal(iops, 1) || got.LatencyMicroseconds.P99 != results.Decimal(float64(p99)/1000, 2) {
-					t.Errorf("%s %s %s: got %+v, want IOPS %v and p99 %d ns from the merged histograms", ts.Name, cell.Name, []string{"read", "write"}[d], got, iops, p99)
-				}
+			// Cells 0 and 1 read, 1 and 2 write (100, 70 and 0 % reads).
+			iops, p99 := fakecluster.ExpectedTotals(2, i, i < 2, i > 0)
+			if cell.IOPS != results.Decimal(iops, 1) || cell.P99Microseconds != results.Decimal(float64(p99)/1000, 2) {
+				t.Errorf("%s %s: got %+v, want IOPS %v and p99 %d ns of reads and writes merged from the histograms", ts.Name, cell.Name, cell, iops, p99)
 			}
 		}
-		if ts.Environment == nil || ts.Environment.StorageClassName != ts.Name || ts.Environment.Provisioner != "example.com/test" {
+		if ts.Environment == nil || ts.Environment.StorageClassName != ts.Name || ts.Environment.Provisioner != "example.com/test" || ts.Environment.Nodes != 1 {
 			t.Errorf("%s: environment %+v", ts.Name, ts.Environment)
 		}
 	}
@@ -155,6 +155,22 @@ func TestRunOfTwoTargetsTwoClientsThreeCellsMergesExactly(t *testing.T) {
 	}
 	if len(tr.Cells) != 3 || len(tr.Cells[0].Result().Clients) != 2 || tr.Cells[0].Result().Read.LatencyHistogram == "" {
 		t.Fatalf("results configmap lacks per-client results or histograms: %+v", tr.Cells[0])
+	}
+	// Each direction apart, merged exactly.
+	for i := range tr.Cells {
+		rep := tr.Cells[i].Result()
+		for d, got := range []*results.DirectionStats{rep.Read, rep.Write} {
+			if runs := (d == 0 && i < 2) || (d == 1 && i > 0); !runs {
+				if got != nil {
+					t.Errorf("cell %d has a direction it does not run", i)
+				}
+				continue
+			}
+			iops, p99 := expectedDirection(2, i, d)
+			if got == nil || got.IOPS != iops || got.LatencyNs.P99 != p99 {
+				t.Errorf("cell %d %s: got %+v, want IOPS %v and p99 %d ns from the merged histograms", i, []string{"read", "write"}[d], got, iops, p99)
+			}
+		}
 	}
 	// cleanup: Delete (the default) removed the clients and the claims.
 	eventually(t, 10*time.Second, "client jobs and claims deleted", func() error {

@@ -17,7 +17,7 @@ func TestStatusPatchSendsOnlyWhatChangedUnderTheResourceVersionItRead(t *testing
 	before := newBenchmark(withTargets(classTarget("a", "fast"), classTarget("b", "slow")), freshGeneration())
 	before.ResourceVersion = "41"
 	before.Status.Targets = []sbv1.TargetStatus{
-		{Name: "a", State: sbv1.TargetSucceeded, Cells: []sbv1.CellResult{{Name: "w-bs4k-r100-qd32-j1", Workload: "w"}}},
+		{Name: "a", State: sbv1.TargetSucceeded, Cells: []sbv1.CellSummary{{Name: "w-bs4k-r100-qd32-j1", IOPS: "1000"}}},
 		{Name: "b", State: sbv1.TargetPending},
 	}
 	after := before.DeepCopy()

@@ -27,21 +27,31 @@ func EncodeStored(tr *TargetResult) (data map[string]string, binary map[string][
 		if err != nil {
 			return nil, nil, fmt.Errorf("encoding the results of target %s: %w", tr.Target, err)
 		}
-		if len(plain) <= maxStoredBytes {
-			return map[string]string{StoredKey: string(plain)}, nil, nil
-		}
-		var packed bytes.Buffer
-		zw := gzip.NewWriter(&packed)
-		_, _ = zw.Write(plain)
-		if err := zw.Close(); err != nil {
-			return nil, nil, err
-		}
-		if packed.Len() <= maxStoredBytes {
-			return nil, map[string][]byte{StoredGzipKey: packed.Bytes()}, nil
+		data, binary, err := pack(plain)
+		if err != nil || data != nil || binary != nil {
+			return data, binary, err
 		}
 		tr = withoutClientDetail(tr)
 	}
 	return nil, nil, fmt.Errorf("the results of target %s do not fit a ConfigMap even without per-client numbers", tr.Target)
+}
+
+// pack stores a JSON document under StoredKey when it fits a ConfigMap,
+// else gzipped under StoredGzipKey; both nil when even that does not fit.
+func pack(plain []byte) (map[string]string, map[string][]byte, error) {
+	if len(plain) <= maxStoredBytes {
+		return map[string]string{StoredKey: string(plain)}, nil, nil
+	}
+	var packed bytes.Buffer
+	zw := gzip.NewWriter(&packed)
+	_, _ = zw.Write(plain)
+	if err := zw.Close(); err != nil {
+		return nil, nil, err
+	}
+	if packed.Len() <= maxStoredBytes {
+		return nil, map[string][]byte{StoredGzipKey: packed.Bytes()}, nil
+	}
+	return nil, nil, nil
 }
 
 func withoutClientDetail(tr *TargetResult) *TargetResult {
@@ -62,27 +72,9 @@ func withoutClientDetail(tr *TargetResult) *TargetResult {
 // Check): the controller and `storagebench report NAME` read results
 // ConfigMaps, which anything allowed to write ConfigMaps can change.
 func DecodeStored(data map[string]string, binary map[string][]byte) (*TargetResult, error) {
-	var raw []byte
-	var key string // names the document in errors
-	switch {
-	case data[StoredKey] != "":
-		raw, key = []byte(data[StoredKey]), StoredKey
-	case len(binary[StoredGzipKey]) > 0:
-		key = StoredGzipKey
-		zr, err := gzip.NewReader(bytes.NewReader(binary[StoredGzipKey]))
-		if err != nil {
-			return nil, fmt.Errorf("unpacking %s: %w", StoredGzipKey, err)
-		}
-		raw, err = io.ReadAll(io.LimitReader(zr, maxUnpackedBytes+1))
-		if err != nil {
-			return nil, fmt.Errorf("unpacking %s: %w", StoredGzipKey, err)
-		}
-		if len(raw) > maxUnpackedBytes {
-			// Cut off at the limit, it would only read as truncated JSON.
-			return nil, fmt.Errorf("unpacking %s: more than the limit of %d bytes", StoredGzipKey, maxUnpackedBytes)
-		}
-	default:
-		return nil, errors.New("no " + StoredKey + " or " + StoredGzipKey + " key")
+	raw, key, err := unpack(data, binary)
+	if err != nil {
+		return nil, err
 	}
 	tr := &TargetResult{}
 	if err := DecodeJSON(key, raw, tr); err != nil {
@@ -95,4 +87,28 @@ func DecodeStored(data map[string]string, binary map[string][]byte) (*TargetResu
 		return nil, fmt.Errorf("reading stored results: %w", placeInDocument(key, raw, err))
 	}
 	return tr, nil
+}
+
+// unpack returns the JSON document pack stored, and the key it was under
+// (errors name it).
+func unpack(data map[string]string, binary map[string][]byte) ([]byte, string, error) {
+	switch {
+	case data[StoredKey] != "":
+		return []byte(data[StoredKey]), StoredKey, nil
+	case len(binary[StoredGzipKey]) > 0:
+		zr, err := gzip.NewReader(bytes.NewReader(binary[StoredGzipKey]))
+		if err != nil {
+			return nil, "", fmt.Errorf("unpacking %s: %w", StoredGzipKey, err)
+		}
+		raw, err := io.ReadAll(io.LimitReader(zr, maxUnpackedBytes+1))
+		if err != nil {
+			return nil, "", fmt.Errorf("unpacking %s: %w", StoredGzipKey, err)
+		}
+		if len(raw) > maxUnpackedBytes {
+			// Cut off at the limit, it would only read as truncated JSON.
+			return nil, "", fmt.Errorf("unpacking %s: more than the limit of %d bytes", StoredGzipKey, maxUnpackedBytes)
+		}
+		return raw, StoredGzipKey, nil
+	}
+	return nil, "", errors.New("no " + StoredKey + " or " + StoredGzipKey + " key")
 }

@@ -8,34 +8,55 @@ import (
 )
 
 // StatusCells sums a target's result up for status: per cell, the chosen
-// repetition's rates and latency percentiles in microseconds, as decimal
-// strings (the API has no floats).
-func StatusCells(tr *TargetResult) []sbv1.CellResult {
-	out := make([]sbv1.CellResult, 0, len(tr.Cells))
+// repetition's total rates and the p99 of all its IOs in microseconds, as
+// decimal strings (the API has no floats). Reads and writes apart, the
+// other percentiles and every client stay in the results ConfigMap: status
+// holds one summary per target and cell within its budget.
+func StatusCells(tr *TargetResult) []sbv1.CellSummary {
+	out := make([]sbv1.CellSummary, 0, len(tr.Cells))
 	for i := range tr.Cells {
 		c := &tr.Cells[i]
 		rep := c.Result()
 		if rep == nil {
 			continue
 		}
-		cr := sbv1.CellResult{Name: c.Cell.Name, Workload: c.Cell.Workload, Read: statusDirection(rep.Read), Write: statusDirection(rep.Write)}
-		if len(c.Repetitions) > 1 {
-			cr.SpreadPercent = Decimal(c.SpreadPercent, 1)
+		totals := rep.Totals()
+		cs := sbv1.CellSummary{
+			Name:            c.Cell.Name,
+			IOPS:            Decimal(totals.IOPS, 1),
+			BytesPerSecond:  int64(math.Round(totals.BytesPerSecond)),
+			P99Microseconds: Decimal(float64(totals.Latency.P99)/1000, 2),
 		}
-		out = append(out, cr)
+		if len(c.Repetitions) > 1 {
+			cs.SpreadPercent = Decimal(c.SpreadPercent, 1)
+		}
+		out = append(out, cs)
 	}
 	return out
 }
 
-func statusDirection(d *DirectionStats) *sbv1.DirectionResult {
-	if d == nil {
+// StatusEnvironment is the part of a target's fingerprint status keeps.
+func StatusEnvironment(env *sbv1.Environment) *sbv1.EnvironmentSummary {
+	if env == nil {
 		return nil
 	}
-	return &sbv1.DirectionResult{
-		IOPS:                Decimal(d.IOPS, 1),
-		BytesPerSecond:      int64(math.Round(d.BytesPerSecond)),
-		LatencyMicroseconds: Microseconds(d.LatencyNs),
+	return &sbv1.EnvironmentSummary{
+		StorageClassName: env.StorageClassName, Provisioner: env.Provisioner, Driver: env.Driver,
+		Nodes: int32(len(env.Nodes)), EngineVersion: env.EngineVersion,
 	}
+}
+
+// StatusComparison is the part of the comparison status keeps: the best
+// target per cell and the per-target summaries.
+func StatusComparison(c *sbv1.Comparison) *sbv1.ComparisonSummary {
+	if c == nil {
+		return nil
+	}
+	out := &sbv1.ComparisonSummary{Baseline: c.Baseline, Targets: c.Targets}
+	for _, cell := range c.Cells {
+		out.Cells = append(out.Cells, sbv1.CellBest{Cell: cell.Cell, Best: cell.Best})
+	}
+	return out
 }
 
 // Microseconds renders a latency summary in microseconds with two decimals.

@@ -1,7 +1,43 @@
 package v1alpha1
 
+// ComparisonSummary is the part of the comparison kept in status: the best
+// target of each cell and each target's summary.
+type ComparisonSummary struct {
+	// baseline the ratios are relative to; empty when spec.baseline is
+	// unset.
+	// +optional
+	// +kubebuilder:validation:MaxLength=32
+	Baseline string `json:"baseline,omitempty"`
+
+	// cells name the best target of each cell, in spec order (atomic, as
+	// it is written whole with the outcome).
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=64
+	Cells []CellBest `json:"cells,omitempty"`
+
+	// targets sums each target up over all cells.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=16
+	Targets []TargetSummary `json:"targets,omitempty"`
+}
+
+// CellBest names the target with the highest total IOPS in a cell.
+type CellBest struct {
+	// cell compared.
+	// +kubebuilder:validation:MaxLength=96
+	Cell string `json:"cell"`
+	// best is the target with the highest total IOPS in this cell.
+	// +optional
+	// +kubebuilder:validation:MaxLength=32
+	Best string `json:"best,omitempty"`
+}
+
 // Comparison relates the targets to each other, cell by cell, and sums each
-// target up over all cells. Numbers are decimal strings.
+// target up over all cells. Numbers are decimal strings. Status keeps its
+// summary (ComparisonSummary); the whole of it is in the run's comparison
+// ConfigMap and in `storagebench run -o json`.
 type Comparison struct {
 	// baseline the deltas are relative to; empty when spec.baseline is unset.
 	// +optional

@@ -5,10 +5,16 @@ import (
 )
 
 // StorageBenchmarkStatus is the state and the results of the run for
-// observedGeneration. It is bounded (at most 16 targets x 64 cells of
-// summaries plus the comparison, a few hundred KB); the full results, with
-// per-client numbers and merged histograms, are in the ConfigMaps named by
-// targets[].resultsConfigMap.
+// observedGeneration: what `kubectl get`, gates and GitOps tools read
+// (conditions, progress, verdict, violations, one summary per target and
+// cell, the comparison's summary, the recommendation). Its size is bounded
+// by a budget (docs/status-budget.md): at the documented maxima, with the
+// longest valid names, the whole object stays under 384 KiB, a quarter of
+// etcd's default request limit, managedFields included. Everything else is
+// in ConfigMaps: per target (targets[].resultsConfigMap) the full results
+// with per-client numbers, merged histograms and every node's fingerprint;
+// per run (comparisonConfigMap) the full comparison and every violation and
+// warning.
 type StorageBenchmarkStatus struct {
 	// observedGeneration is the spec generation this status describes. It
 	// starts at -1 so that tools reading status (kstatus, Flux) see the
@@ -51,9 +57,11 @@ type StorageBenchmarkStatus struct {
 	// +kubebuilder:validation:MaxItems=16
 	Targets []TargetStatus `json:"targets,omitempty"`
 
-	// comparison ranks the targets per cell and relates them to the baseline.
+	// comparison sums the comparison of the targets up: the best target of
+	// each cell and each target over all cells (comparisonConfigMap has the
+	// rankings and baseline deltas per cell).
 	// +optional
-	Comparison *Comparison `json:"comparison,omitempty"`
+	Comparison *ComparisonSummary `json:"comparison,omitempty"`
 
 	// verdict is Passed (every Fail threshold holds), Failed (one does not)
 	// or Inconclusive (the run did not produce the results a threshold
@@ -61,7 +69,8 @@ type StorageBenchmarkStatus struct {
 	// +optional
 	Verdict Verdict `json:"verdict,omitempty"`
 
-	// violations lists every broken threshold.
+	// violations lists the broken thresholds, at most 64 (all of them are
+	// in comparisonConfigMap).
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=64
@@ -78,6 +87,13 @@ type StorageBenchmarkStatus struct {
 	// (the fastest when no prices are given), and why.
 	// +optional
 	Recommendation *Recommendation `json:"recommendation,omitempty"`
+
+	// comparisonConfigMap names the ConfigMap with the run's whole outcome:
+	// the comparison with rankings and baseline deltas per cell, every
+	// violation and every warning (status keeps bounded summaries).
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	ComparisonConfigMap string `json:"comparisonConfigMap,omitempty"`
 }
 
 // Progress counts the cells run so far.
@@ -170,17 +186,69 @@ type TargetStatus struct {
 	// +kubebuilder:validation:MaxLength=253
 	ResultsConfigMap string `json:"resultsConfigMap,omitempty"`
 
-	// environment is what the results depend on besides the workload.
+	// environment sums up what the results depend on besides the workload
+	// (resultsConfigMap has the class parameters, volume attributes and
+	// every node's fingerprint).
 	// +optional
-	Environment *Environment `json:"environment,omitempty"`
+	Environment *EnvironmentSummary `json:"environment,omitempty"`
 
-	// cells are the target's results per cell, merged over all clients and
-	// jobs from their histograms (never averaged).
+	// cells sum up the target's results per cell, merged over all clients
+	// and jobs from their histograms (never averaged), in spec order;
+	// resultsConfigMap has reads and writes apart, every percentile and
+	// every client. The list is atomic (written whole, when the target's
+	// results are stored): managedFields then record one field, not one
+	// entry per cell, which keeps status within its budget.
 	// +optional
-	// +listType=map
-	// +listMapKey=name
+	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=64
-	Cells []CellResult `json:"cells,omitempty"`
+	Cells []CellSummary `json:"cells,omitempty"`
+}
+
+// EnvironmentSummary is the part of a target's fingerprint kept in status.
+type EnvironmentSummary struct {
+	// storageClassName the volumes came from.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	StorageClassName string `json:"storageClassName,omitempty"`
+	// provisioner of the storage class.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	Provisioner string `json:"provisioner,omitempty"`
+	// driver is the CSI driver (or in-tree volume type) of the volumes.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	Driver string `json:"driver,omitempty"`
+	// nodes is the number of nodes the clients ran on.
+	// +optional
+	Nodes int32 `json:"nodes,omitempty"`
+	// engineVersion of the clients.
+	// +optional
+	// +kubebuilder:validation:MaxLength=128
+	EngineVersion string `json:"engineVersion,omitempty"`
+}
+
+// CellSummary is one cell's result on one target, merged over all clients:
+// reads and writes together.
+type CellSummary struct {
+	// name of the cell (workload-bs<size>-r<read%>-qd<depth>-j<jobs>).
+	// +kubebuilder:validation:MaxLength=96
+	Name string `json:"name"`
+	// iops is the IOs per second of reads and writes, summed over all
+	// clients, a decimal string.
+	// +kubebuilder:validation:MaxLength=24
+	IOPS string `json:"iops"`
+	// bytesPerSecond of reads and writes, summed over all clients.
+	BytesPerSecond int64 `json:"bytesPerSecond"`
+	// p99Microseconds is the 99th percentile latency of all IOs of all
+	// clients (reads and writes merged from their histograms), from each
+	// IO's intended start.
+	// +kubebuilder:validation:MaxLength=24
+	P99Microseconds string `json:"p99Microseconds"`
+	// spreadPercent is (max - min) / median of the total IOPS over the
+	// repetitions, when there were several.
+	// +optional
+	// +kubebuilder:validation:MaxLength=24
+	SpreadPercent string `json:"spreadPercent,omitempty"`
 }
 
 // Environment is the fingerprint recorded with a target's results.
@@ -236,41 +304,6 @@ type NodeFingerprint struct {
 	// clients is how many of the target's clients ran there.
 	// +optional
 	Clients int32 `json:"clients,omitempty"`
-}
-
-// CellResult is one cell's results on one target, merged over all clients.
-type CellResult struct {
-	// name of the cell (workload-bs<size>-r<read%>-qd<depth>-j<jobs>).
-	// +kubebuilder:validation:MaxLength=96
-	Name string `json:"name"`
-	// workload group the cell belongs to.
-	// +kubebuilder:validation:MaxLength=24
-	Workload string `json:"workload"`
-	// read results; absent when the cell does not read.
-	// +optional
-	Read *DirectionResult `json:"read,omitempty"`
-	// write results; absent when the cell does not write.
-	// +optional
-	Write *DirectionResult `json:"write,omitempty"`
-	// spreadPercent is (max - min) / median of the total IOPS over the
-	// repetitions, when there were several.
-	// +optional
-	// +kubebuilder:validation:MaxLength=24
-	SpreadPercent string `json:"spreadPercent,omitempty"`
-}
-
-// DirectionResult is the merged result of one direction (reads or writes).
-type DirectionResult struct {
-	// iops is the IOs per second summed over all clients, a decimal string.
-	// +kubebuilder:validation:MaxLength=24
-	IOPS string `json:"iops"`
-	// bytesPerSecond summed over all clients.
-	BytesPerSecond int64 `json:"bytesPerSecond"`
-	// latencyMicroseconds is the latency distribution of all IOs of all
-	// clients, from merged histograms: from each IO's intended start (its
-	// scheduled time when rate-limited, so a saturated device cannot hide
-	// its queueing) to its completion.
-	LatencyMicroseconds LatencySummary `json:"latencyMicroseconds"`
 }
 
 // LatencySummary holds latencies in microseconds as decimal strings.

@@ -42,7 +42,7 @@ func TestSeveralClientsShareTheDeviceCap(t *testing.T) {
 			create(t, b)
 			got := waitCompleted(t, ns, tc.name, 6*time.Minute)
 			limit := float64(classCap(t, "capped-1500"))
-			total := iops(t, cellResult(t, got, "shared", "rand-bs4k-r100-qd8-j1").Read)
+			total := iops(t, cellSummary(t, got, "shared", "rand-bs4k-r100-qd8-j1"))
 			tr := targetResult(t, got, "shared")
 			rep := tr.Cells[0].Result()
 			var sum float64

@@ -189,7 +189,9 @@ func targetResult(t *testing.T, b *sbv1.StorageBenchmark, name string) *results.
 	return nil
 }
 
-func cellResult(t *testing.T, b *sbv1.StorageBenchmark, target, cell string) *sbv1.CellResult {
+// cellSummary is a target's cell as status sums it up (reads and writes
+// together).
+func cellSummary(t *testing.T, b *sbv1.StorageBenchmark, target, cell string) *sbv1.CellSummary {
 	t.Helper()
 	for _, ts := range b.Status.Targets {
 		if ts.Name == target {
@@ -204,16 +206,28 @@ func cellResult(t *testing.T, b *sbv1.StorageBenchmark, target, cell string) *sb
 	return nil
 }
 
-func iops(t *testing.T, d *sbv1.DirectionResult) float64 {
+// iops is a cell's total IOPS.
+func iops(t *testing.T, c *sbv1.CellSummary) float64 {
 	t.Helper()
-	if d == nil {
-		t.Fatalf("direction missing")
-	}
-	v, err := strconv.ParseFloat(d.IOPS, 64)
+	v, err := strconv.ParseFloat(c.IOPS, 64)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return v
+}
+
+// storedOutcome reads a finished run's whole outcome from its ConfigMap.
+func storedOutcome(t *testing.T, b *sbv1.StorageBenchmark) *results.StoredOutcome {
+	t.Helper()
+	cm := &corev1.ConfigMap{}
+	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: b.Namespace, Name: b.Status.ComparisonConfigMap}, cm); err != nil {
+		t.Fatalf("comparison configmap %q: %v", b.Status.ComparisonConfigMap, err)
+	}
+	o, err := results.DecodeOutcome(cm.Data, cm.BinaryData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
 }
 
 // clientResources: a BestEffort pod gets cpu.shares 2 on this node and

@@ -104,9 +104,21 @@ func runResultFromCluster(ctx context.Context, c client.Reader, b *sbv1.StorageB
 	rr := &results.RunResult{
 		SchemaVersion: results.RunResultSchema, Benchmark: b.Name, Namespace: b.Namespace, Generation: b.Generation, Spec: b.Spec,
 		Outcome: results.Outcome{
-			Comparison: b.Status.Comparison, Verdict: b.Status.Verdict, Violations: b.Status.Violations,
+			Verdict: b.Status.Verdict, Violations: b.Status.Violations,
 			Warnings: b.Status.Warnings, Recommendation: b.Status.Recommendation,
 		},
+	}
+	// A finished run's whole outcome (status keeps bounded summaries).
+	if name := b.Status.ComparisonConfigMap; name != "" {
+		cm := &corev1.ConfigMap{}
+		if err := c.Get(ctx, client.ObjectKey{Namespace: b.Namespace, Name: name}, cm); err != nil {
+			return nil, fmt.Errorf("reading the comparison (configmap %s): %w", name, err)
+		}
+		stored, err := results.DecodeOutcome(cm.Data, cm.BinaryData)
+		if err != nil {
+			return nil, fmt.Errorf("configmap %s: %w", name, err)
+		}
+		rr.Outcome = stored.Outcome
 	}
 	if b.Status.StartTime != nil {
 		rr.StartTime = b.Status.StartTime.Time
@@ -132,6 +144,11 @@ func runResultFromCluster(ctx context.Context, c client.Reader, b *sbv1.StorageB
 			return nil, fmt.Errorf("configmap %s: %w", ts.ResultsConfigMap, err)
 		}
 		rr.Targets = append(rr.Targets, tr)
+	}
+	// Each ConfigMap was checked; the run as a whole (a target twice, cells
+	// the spec does not have) is checked as a results file is.
+	if err := rr.Check(); err != nil {
+		return nil, fmt.Errorf("the results of %s/%s: %w", b.Namespace, b.Name, err)
 	}
 	return rr, nil
 }

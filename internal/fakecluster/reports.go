@@ -80,3 +80,20 @@ func ExpectedDirection(clients int32, cellIndex, direction int) (iops float64, p
 	}
 	return float64(h.Count()), h.Percentile(99)
 }
+
+// ExpectedTotals is what merging the clients' samples of a cell's
+// directions (reads and writes together) must give.
+func ExpectedTotals(clients int32, cellIndex int, reads, writes bool) (iops float64, p99 int64) {
+	h := hist.New()
+	for c := int32(0); c < clients; c++ {
+		for d, runs := range []bool{reads, writes} {
+			if !runs {
+				continue
+			}
+			for _, s := range SamplesFor(c, cellIndex, d) {
+				h.Record(s)
+			}
+		}
+	}
+	return float64(h.Count()), h.Percentile(99)
+}
