@@ -20,6 +20,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
@@ -44,6 +45,8 @@ type StorageBenchmarkReconciler struct {
 	Clock clock.Clock
 	// references are the checked references of running generations.
 	references *references
+	// workers is the most benchmarks reconciled at once.
+	workers int
 }
 
 // +kubebuilder:rbac:groups=storagebench.io,resources=storagebenchmarks,verbs=get;list;watch
@@ -108,17 +111,38 @@ func (r *StorageBenchmarkReconciler) Reconcile(ctx context.Context, req ctrl.Req
 	return result, runErr
 }
 
+// Options configure the controller when it is set up.
+type Options struct {
+	// Logs reads client pod logs, where their reports are.
+	Logs LogReader
+	// ClientPods configures the client pods.
+	ClientPods ClientPodConfig
+	// Clock is the controller's clock (tests use a fake one).
+	Clock clock.Clock
+	// MaxConcurrentReconciles is how many benchmarks are reconciled at once
+	// (0: DefaultMaxConcurrentReconciles). One benchmark is never
+	// reconciled by two workers at once: the work queue hands a benchmark
+	// to one worker at a time.
+	MaxConcurrentReconciles int
+}
+
+// DefaultMaxConcurrentReconciles lets a few benchmarks move on while one
+// merges a large target's reports (seconds at the documented maxima) or
+// waits on the API server; a pass is short otherwise, so a cluster with
+// many benchmarks needs few workers.
+const DefaultMaxConcurrentReconciles = 4
+
 // Setup builds the reconciler from a manager's clients and registers it.
-// logs reads client pod logs; clientPods configures the client pods.
-func Setup(mgr ctrl.Manager, logs LogReader, clientPods ClientPodConfig, clk clock.Clock) error {
+func Setup(mgr ctrl.Manager, opts Options) error {
 	r := &StorageBenchmarkReconciler{
 		Client:     mgr.GetClient(),
 		APIReader:  mgr.GetAPIReader(),
 		Scheme:     mgr.GetScheme(),
 		Recorder:   mgr.GetEventRecorder("storagebench"),
-		Logs:       logs,
-		ClientPods: clientPods,
-		Clock:      clk,
+		Logs:       opts.Logs,
+		ClientPods: opts.ClientPods,
+		Clock:      opts.Clock,
+		workers:    opts.MaxConcurrentReconciles,
 	}
 	return r.SetupWithManager(mgr)
 }
@@ -137,7 +161,12 @@ func (r *StorageBenchmarkReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		}
 		return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: obj.GetNamespace(), Name: owner}}}
 	})
+	workers := r.workers
+	if workers <= 0 {
+		workers = DefaultMaxConcurrentReconciles
+	}
 	return ctrl.NewControllerManagedBy(mgr).
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		For(&sbv1.StorageBenchmark{}).
 		Owns(&batchv1.Job{}).
 		Owns(&corev1.PersistentVolumeClaim{}).

@@ -66,7 +66,7 @@ func startManager() error {
 		return err
 	}
 	pods := controllers.ClientPodConfig{Image: "storagebench:test", ImagePullPolicy: corev1.PullNever}
-	if err := controllers.Setup(mgr, podLogs, pods, testClock); err != nil {
+	if err := controllers.Setup(mgr, controllers.Options{Logs: podLogs, ClientPods: pods, Clock: testClock}); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithCancel(context.Background())

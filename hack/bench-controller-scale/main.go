@@ -17,6 +17,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -27,10 +28,38 @@ func main() {
 	many := flag.Int("many", 50, "small (1x1x1) benchmarks to create at once; 0 skips this measurement")
 	workers := flag.Int("max-concurrent-reconciles", 0, "the manager's --max-concurrent-reconciles (0: its default)")
 	timeout := flag.Duration("timeout", 20*time.Minute, "longest any single wait may take")
+	memProfile := flag.String("memprofile", "", "write the allocation profile of the whole run to this file (go tool pprof -sample_index=alloc_space)")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.Parse()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench-controller-scale:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if *memProfile != "" {
+		defer writeHeapProfile(*memProfile)
+	}
 	if err := run(*shapes, *many, *workers, *timeout); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-controller-scale:", err)
 		os.Exit(1)
+	}
+}
+
+func writeHeapProfile(path string) {
+	f, err := os.Create(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench-controller-scale:", err)
+		return
+	}
+	defer f.Close()
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		fmt.Fprintln(os.Stderr, "bench-controller-scale:", err)
 	}
 }
 

@@ -84,7 +84,7 @@ func (b *bench) startManager() (*manager, error) {
 	}
 	h := &harness{cluster: &fakecluster.Cluster{Client: b.env.Client, Logs: fakecluster.NewLogs()}, clock: clocktesting.NewFakeClock(time.Now())}
 	pods := controllers.ClientPodConfig{Image: "storagebench:bench", ImagePullPolicy: corev1.PullNever}
-	if err := controllers.Setup(mgr, h.cluster.Logs, pods, h.clock); err != nil {
+	if err := controllers.Setup(mgr, controllers.Options{Logs: h.cluster.Logs, ClientPods: pods, Clock: h.clock, MaxConcurrentReconciles: b.workers}); err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -114,6 +114,9 @@ func TestChartWithWatchNamespacesGrantsPerNamespaceAndRunsOnlyThere(t *testing.T
 	if v, _ := flagValue(c.Args, "client-image-pull-policy"); v != "IfNotPresent" {
 		t.Errorf("--client-image-pull-policy=%s, want engine.imagePullPolicy IfNotPresent", v)
 	}
+	if v, _ := flagValue(c.Args, "max-concurrent-reconciles"); v != "4" {
+		t.Errorf("--max-concurrent-reconciles=%q, want the chart's default 4", v)
+	}
 	if v, _ := flagValue(c.Args, "zap-log-level"); v != "debug" {
 		t.Errorf("--zap-log-level=%s", v)
 	}

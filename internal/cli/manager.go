@@ -35,6 +35,7 @@ type managerOptions struct {
 	clientImage             string
 	clientPullPolicy        string
 	clientPodDefaults       string
+	maxConcurrent           int
 	zap                     zap.Options
 }
 
@@ -58,6 +59,7 @@ current kubeconfig for development.`,
 	f.StringVar(&o.watchNamespaces, "watch-namespaces", "", "comma-separated namespaces to watch; empty watches all")
 	f.StringVar(&o.clientImage, "client-image", os.Getenv("STORAGEBENCH_CLIENT_IMAGE"), "image of the client pods: the operator's own image (default $STORAGEBENCH_CLIENT_IMAGE)")
 	f.StringVar(&o.clientPullPolicy, "client-image-pull-policy", string(corev1.PullIfNotPresent), "pull policy of the client image: Always, IfNotPresent or Never")
+	f.IntVar(&o.maxConcurrent, "max-concurrent-reconciles", controllers.DefaultMaxConcurrentReconciles, "benchmarks reconciled at once (one benchmark is never reconciled twice at once)")
 	f.StringVar(&o.clientPodDefaults, "client-pod-defaults", "", `JSON or YAML with defaults for client pods: {"resources": {...}, "nodeSelector": {...}, "tolerations": [...]}; spec.clients overrides them`)
 	addGoFlags(cmd, o.zap.BindFlags)
 	return cmd
@@ -69,6 +71,9 @@ func runManager(cmd *cobra.Command, o *managerOptions) error {
 	clientPods, err := o.clientPodConfig()
 	if err != nil {
 		return &ExitError{Code: exitUsage, Err: err}
+	}
+	if o.maxConcurrent < 1 || o.maxConcurrent > 1024 {
+		return &ExitError{Code: exitUsage, Err: fmt.Errorf("--max-concurrent-reconciles=%d: want 1 to 1024", o.maxConcurrent)}
 	}
 
 	scheme := runtime.NewScheme()
@@ -111,7 +116,9 @@ func runManager(cmd *cobra.Command, o *managerOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := controllers.Setup(mgr, controllers.KubeletLogReader{Clientset: clientset}, clientPods, clock.RealClock{}); err != nil {
+	if err := controllers.Setup(mgr, controllers.Options{
+		Logs: controllers.KubeletLogReader{Clientset: clientset}, ClientPods: clientPods, Clock: clock.RealClock{}, MaxConcurrentReconciles: o.maxConcurrent,
+	}); err != nil {
 		return fmt.Errorf("setting up the StorageBenchmark controller: %w", err)
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
