@@ -1,6 +1,8 @@
 package controllers
 
 import (
+	"strconv"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -13,14 +15,19 @@ import (
 // (ReadWriteMany), or the user's existing claim.
 func claimNames(b *sbv1.StorageBenchmark, t *sbv1.Target) []string {
 	names := make([]string, b.Spec.Clients.Count)
+	var shared, hash string
+	switch {
+	case t.ExistingClaimName != nil:
+		shared = *t.ExistingClaimName
+	case plan.Shared(t):
+		shared = sharedClaimName(b, t)
+	default:
+		hash = volumeHash(t)
+	}
 	for i := range names {
-		switch {
-		case t.ExistingClaimName != nil:
-			names[i] = *t.ExistingClaimName
-		case plan.Shared(t):
-			names[i] = sharedClaimName(b, t)
-		default:
-			names[i] = claimName(b, t, int32(i))
+		names[i] = shared
+		if shared == "" {
+			names[i] = claimNameOf(b, t, hash, strconv.Itoa(i))
 		}
 	}
 	return names

@@ -27,7 +27,7 @@ func FinishedStatus(b *sbv1.StorageBenchmark, byTarget map[string]*results.Targe
 	}
 	outcome := results.Conclude(&b.Spec, byTarget)
 	applyOutcome(&b.Status, &outcome, comparisonConfigMapName(b))
-	b.Status.Progress = progressOf(b, &snapshot{}, now)
+	b.Status.Progress = progressOf(b, &snapshot{}, now, planOf(b))
 	b.Status.StartTime, b.Status.CompletionTime = ptrTime(now), ptrTime(now)
 	c := p.conditions()
 	long := strings.Repeat("m", 2*maxConditionMessage)

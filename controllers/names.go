@@ -80,11 +80,17 @@ func volumeHash(t *sbv1.Target) string {
 }
 
 func claimName(b *sbv1.StorageBenchmark, t *sbv1.Target, client int32) string {
-	return childName(maxNameLength, b.Name, t.Name, volumeHash(t), strconv.Itoa(int(client)))
+	return claimNameOf(b, t, volumeHash(t), strconv.Itoa(int(client)))
+}
+
+// claimNameOf names a claim of a target whose volumeHash is known (it is
+// computed once for all of a target's claims).
+func claimNameOf(b *sbv1.StorageBenchmark, t *sbv1.Target, hash, suffix string) string {
+	return childName(maxNameLength, b.Name, t.Name, hash, suffix)
 }
 
 func sharedClaimName(b *sbv1.StorageBenchmark, t *sbv1.Target) string {
-	return childName(maxNameLength, b.Name, t.Name, volumeHash(t), "shared")
+	return claimNameOf(b, t, volumeHash(t), "shared")
 }
 
 // jobName is the target's Indexed Job (client < 0) or one client's Job.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"golang.org/x/sync/errgroup"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -35,4 +36,38 @@ func (r *StorageBenchmarkReconciler) deleteChild(ctx context.Context, obj client
 		return fmt.Errorf("deleting %T %s: %w", obj, obj.GetName(), err)
 	}
 	return nil
+}
+
+// apiParallelism bounds the requests a pass has in flight when it creates
+// or deletes many children at once (a target's claims and Jobs, up to 64
+// each): one after another they cost a round trip each, seconds per target
+// on a real cluster.
+const apiParallelism = 16
+
+// createAllOwned creates children the benchmark controls, several at a time,
+// and reports for each whether it was created (false: it existed already).
+// It returns the first error; the others are created or not, as a retry
+// finds them.
+func (r *StorageBenchmarkReconciler) createAllOwned(ctx context.Context, b *sbv1.StorageBenchmark, objs []client.Object) ([]bool, error) {
+	created := make([]bool, len(objs))
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(apiParallelism)
+	for i, obj := range objs {
+		g.Go(func() error {
+			var err error
+			created[i], err = r.createOwned(ctx, b, obj)
+			return err
+		})
+	}
+	return created, g.Wait()
+}
+
+// deleteChildren deletes children several at a time.
+func (r *StorageBenchmarkReconciler) deleteChildren(ctx context.Context, objs []client.Object) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(apiParallelism)
+	for _, obj := range objs {
+		g.Go(func() error { return r.deleteChild(ctx, obj) })
+	}
+	return g.Wait()
 }

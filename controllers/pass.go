@@ -33,6 +33,8 @@ type pass struct {
 	events []event
 	// targetResults are the stored results of finished targets, by name.
 	targetResults map[string]*results.TargetResult
+	// plans gives the targets' plans.
+	plans planSource
 }
 
 type event struct {
@@ -40,7 +42,7 @@ type event struct {
 }
 
 func newPass(b *sbv1.StorageBenchmark, clk clock.PassiveClock) *pass {
-	return &pass{bench: b, now: clk.Now(), clock: clk, targetResults: map[string]*results.TargetResult{}}
+	return &pass{bench: b, now: clk.Now(), clock: clk, targetResults: map[string]*results.TargetResult{}, plans: planOf(b)}
 }
 
 func (p *pass) conditions() conditionSetter {
@@ -132,7 +134,7 @@ func (r *StorageBenchmarkReconciler) targetRun(p *pass, i int) *targetRun {
 		b.Status.Targets = append(b.Status.Targets, sbv1.TargetStatus{Name: spec.Name, State: sbv1.TargetPending})
 		status = &b.Status.Targets[len(b.Status.Targets)-1]
 	}
-	return &targetRun{spec: spec, status: status, plan: targetPlan(b, spec)}
+	return &targetRun{spec: spec, status: status, plan: p.plans(spec)}
 }
 
 // ended reports whether the current generation's run is over (completed,

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
 )
 
@@ -13,28 +15,30 @@ import (
 func (r *StorageBenchmarkReconciler) cleanupTarget(ctx context.Context, p *pass, s *snapshot, t *targetRun) (targetStep, error) {
 	b := p.bench
 	if b.Spec.Cleanup.ClientPods != sbv1.CleanupKeep {
+		var jobs []client.Object
 		for _, j := range clientJobs(b, t.spec) {
 			if job := s.jobs[j.name]; job != nil && job.DeletionTimestamp == nil {
-				if err := r.deleteChild(ctx, job); err != nil {
-					return targetStep{}, err
-				}
+				jobs = append(jobs, job)
 				delete(s.jobs, j.name)
 			}
 		}
+		if err := r.deleteChildren(ctx, jobs); err != nil {
+			return targetStep{}, err
+		}
 	}
 	if b.Spec.Cleanup.Volumes != sbv1.CleanupKeep {
-		deleted := 0
+		var claims []client.Object
 		for _, name := range ownedClaimNames(b, t.spec) {
 			if claim := s.claims[name]; claim != nil && claim.DeletionTimestamp == nil {
-				if err := r.deleteChild(ctx, claim); err != nil {
-					return targetStep{}, err
-				}
+				claims = append(claims, claim)
 				delete(s.claims, name)
-				deleted++
 			}
 		}
-		if deleted > 0 {
-			p.normal(sbv1.EventVolumesDeleted, sbv1.ActionCleanup, fmt.Sprintf("target %s: deleted %d claim(s) (cleanup.volumes: Delete)", t.spec.Name, deleted))
+		if err := r.deleteChildren(ctx, claims); err != nil {
+			return targetStep{}, err
+		}
+		if len(claims) > 0 {
+			p.normal(sbv1.EventVolumesDeleted, sbv1.ActionCleanup, fmt.Sprintf("target %s: deleted %d claim(s) (cleanup.volumes: Delete)", t.spec.Name, len(claims)))
 		}
 	}
 	return targetStep{done: true}, nil

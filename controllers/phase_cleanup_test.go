@@ -78,12 +78,12 @@ func TestCleanupTarget(t *testing.T) {
 			events: []string{"Normal VolumesDeleted/Cleanup"}},
 		state: sbv1.TargetPending,
 	}, {
-		name:   "a Job delete error is returned wrapped, before any claim is touched",
+		name:   "a Job delete error is returned wrapped, before any claim is touched (the other Job is deleted beside it)",
 		bench:  newBenchmark(withClients(2)),
 		objs:   children,
-		faults: []fault{failing("delete", "Job", "", errInternal)},
+		faults: []fault{failing("delete", "Job", "bench-t1-g1-c0", errInternal)},
 		outcome: outcome{err: "deleting *v1.Job bench-t1-g1-c0", errIs: apierrors.IsInternalError,
-			calls: allDeleted[:1]},
+			calls: allDeleted[:2]},
 		state: sbv1.TargetPending,
 	}, {
 		name:   "a claim delete error is returned wrapped and announces nothing",
@@ -91,7 +91,7 @@ func TestCleanupTarget(t *testing.T) {
 		objs:   children,
 		faults: []fault{failing("delete", "PersistentVolumeClaim", "", errTimeout)},
 		outcome: outcome{err: "deleting *v1.PersistentVolumeClaim bench-t1-", errIs: apierrors.IsTimeout,
-			calls: allDeleted[:3]},
+			calls: allDeleted},
 		state: sbv1.TargetPending,
 	}, {
 		name:    "a child gone already (NotFound) is deleted as far as cleanup goes",

@@ -9,6 +9,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
 )
@@ -18,16 +19,13 @@ import (
 // would compare unlike with like.
 func (r *StorageBenchmarkReconciler) ensureClients(ctx context.Context, p *pass, s *snapshot, t *targetRun) (targetStep, error) {
 	b := p.bench
+	var missing []clientJob
+	var toCreate []client.Object
 	for _, j := range clientJobs(b, t.spec) {
 		job := s.jobs[j.name]
 		if job == nil {
-			created, err := r.createOwned(ctx, b, buildClientJob(b, t.spec, t.plan, j, r.ClientPods))
-			if err != nil {
-				return targetStep{}, err
-			}
-			if created {
-				p.normal(sbv1.EventClientsCreated, sbv1.ActionStart, fmt.Sprintf("target %s: job %s runs %s", t.spec.Name, j.name, describeJob(j)))
-			}
+			missing = append(missing, j)
+			toCreate = append(toCreate, buildClientJob(b, t.spec, t.plan, j, r.ClientPods))
 			continue
 		}
 		if c := jobCondition(job, batchv1.JobFailed); c != nil {
@@ -37,6 +35,15 @@ func (r *StorageBenchmarkReconciler) ensureClients(ctx context.Context, p *pass,
 			}
 			return targetStep{failure: &runFailure{reason, fmt.Sprintf("target %s: job %s failed (%s): %s%s",
 				t.spec.Name, job.Name, c.Reason, c.Message, failedPodDetail(s.targetPods(b, t.spec)))}}, nil
+		}
+	}
+	created, err := r.createAllOwned(ctx, b, toCreate)
+	if err != nil {
+		return targetStep{}, err
+	}
+	for i, j := range missing {
+		if created[i] {
+			p.normal(sbv1.EventClientsCreated, sbv1.ActionStart, fmt.Sprintf("target %s: job %s runs %s", t.spec.Name, j.name, describeJob(j)))
 		}
 	}
 	for _, pod := range s.targetPods(b, t.spec) {

@@ -55,12 +55,12 @@ func TestEnsureClients(t *testing.T) {
 		},
 		state: sbv1.TargetProvisioning,
 	}, {
-		name:   "a failed create is returned wrapped, and the Jobs after it are left for the retry",
+		name:   "a failed create is returned wrapped; the other Jobs are created beside it (in parallel), the retry finds them",
 		bench:  twoClients(),
-		faults: []fault{failing("create", "Job", "", errInternal)},
+		faults: []fault{failing("create", "Job", "bench-t1-g1-c0", errInternal)},
 		outcome: outcome{
 			err: "creating *v1.Job bench-t1-g1-c0", errIs: apierrors.IsInternalError,
-			calls: []string{"create Job/bench-t1-g1-c0"},
+			calls: []string{"create Job/bench-t1-g1-c0", "create Job/bench-t1-g1-c1"},
 		},
 		state: sbv1.TargetProvisioning,
 	}, {

@@ -2,11 +2,13 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
 	"time"
 
+	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -45,13 +47,17 @@ func (r *StorageBenchmarkReconciler) collect(ctx context.Context, p *pass, s *sn
 		return targetStep{wait: limit - p.now.Sub(end) + time.Second}, nil
 	}
 
-	reports := make([]*results.ClientReport, 0, len(pods))
-	for _, pod := range pods {
-		report, err := r.readReport(ctx, pod)
-		if err != nil {
-			return targetStep{failure: &runFailure{sbv1.ReasonResultsUnreadable, fmt.Sprintf("target %s: pod %s (%s): %v", t.spec.Name, pod.Name, clientOf(pod), err)}}, nil
-		}
-		reports = append(reports, report)
+	reports, err := r.readReports(ctx, pods)
+	var unreadable *unreadableReport
+	switch {
+	case errors.As(err, &unreadable):
+		return targetStep{failure: &runFailure{sbv1.ReasonResultsUnreadable, fmt.Sprintf("target %s: pod %s (%s): %v", t.spec.Name, unreadable.pod.Name, clientOf(unreadable.pod), unreadable.err)}}, nil
+	case err != nil && p.now.Sub(end) <= time.Duration(b.Spec.Timeouts.CollectSeconds)*time.Second:
+		// The log could not be fetched (the kubelet or the API server
+		// failed to answer): retried with backoff until collectSeconds.
+		return targetStep{}, fmt.Errorf("target %s: %w", t.spec.Name, err)
+	case err != nil:
+		return targetStep{failure: &runFailure{sbv1.ReasonResultsUnreadable, fmt.Sprintf("target %s: %v (for longer than timeouts.collectSeconds)", t.spec.Name, err)}}, nil
 	}
 	tr, err := results.Merge(t.plan, reports)
 	if err != nil {
@@ -87,15 +93,45 @@ func (r *StorageBenchmarkReconciler) collect(ctx context.Context, p *pass, s *sn
 	return r.cleanupTarget(ctx, p, s, t)
 }
 
-// readReport reads one client's report from its log.
-func (r *StorageBenchmarkReconciler) readReport(ctx context.Context, pod *corev1.Pod) (*results.ClientReport, error) {
-	// One byte over the limit tells a log that was cut from one that fits.
-	log, err := r.Logs.ReadLog(ctx, pod.Namespace, pod.Name, "engine", results.MaxReportBytes+1)
-	if err != nil {
-		return nil, fmt.Errorf("reading the log: %w", err)
+// reportReaders bounds the logs read at once: a target's 64 client logs
+// read one after another cost a kubelet round trip each, and parsing them
+// (hundreds of KB of JSON each) uses every core.
+const reportReaders = 8
+
+// unreadableReport is a log that was read but holds no usable report:
+// reading it again cannot help.
+type unreadableReport struct {
+	pod *corev1.Pod
+	err error
+}
+
+func (u *unreadableReport) Error() string { return u.err.Error() }
+
+// readReports reads every client's report from its log, several at once,
+// each once. A log that cannot be fetched is an error to retry; one that
+// holds no usable report is an *unreadableReport.
+func (r *StorageBenchmarkReconciler) readReports(ctx context.Context, pods []*corev1.Pod) ([]*results.ClientReport, error) {
+	reports := make([]*results.ClientReport, len(pods))
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(reportReaders)
+	for i, pod := range pods {
+		g.Go(func() error {
+			// One byte over the limit tells a log that was cut from one
+			// that fits.
+			log, err := r.Logs.ReadLog(ctx, pod.Namespace, pod.Name, "engine", results.MaxReportBytes+1)
+			if err != nil {
+				return fmt.Errorf("reading the log of pod %s (%s): %w", pod.Name, clientOf(pod), err)
+			}
+			defer log.Close()
+			report, err := results.ReadClientReport(log, results.MaxReportBytes)
+			if err != nil {
+				return &unreadableReport{pod: pod, err: err}
+			}
+			reports[i] = report
+			return nil
+		})
 	}
-	defer log.Close()
-	return results.ReadClientReport(log, results.MaxReportBytes)
+	return reports, g.Wait()
 }
 
 // collected reports whether the target's results for this generation are

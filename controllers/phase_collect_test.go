@@ -129,13 +129,24 @@ func TestCollect(t *testing.T) {
 		state:   sbv1.TargetCollecting,
 		message: "measuring",
 	}, {
-		name:    "a log that cannot be read fails the run naming the pod and its client",
+		name:    "a log that cannot be fetched within collectSeconds is returned wrapped, to be read again with backoff",
 		bench:   measured(),
+		objs:    finished(),
+		logs:    reports,
+		logErrs: map[string]error{"bench-t1-g1-c1-0-abcde": apierrors.NewServiceUnavailable("the kubelet did not answer")},
+		outcome: outcome{err: "target t1: reading the log of pod bench-t1-g1-c1-0-abcde (client 1): the kubelet did not answer", errIs: apierrors.IsServiceUnavailable},
+		state:   sbv1.TargetCollecting,
+		message: "measuring",
+	}, {
+		name: "a log that still cannot be fetched after collectSeconds fails the run naming the pod and its client",
+		bench: measured(withTarget("t1", func(st *sbv1.TargetStatus) {
+			st.MeasurementStartTime = at(-400 * time.Second)
+		})),
 		objs:    finished(),
 		logs:    reports,
 		logErrs: map[string]error{"bench-t1-g1-c1-0-abcde": apierrors.NewNotFound(corev1.Resource("pods"), "bench-t1-g1-c1-0-abcde")},
 		outcome: outcome{failure: sbv1.ReasonResultsUnreadable, failureHas: []string{
-			`target t1: pod bench-t1-g1-c1-0-abcde (client 1): reading the log: pods "bench-t1-g1-c1-0-abcde" not found`}},
+			`target t1: reading the log of pod bench-t1-g1-c1-0-abcde (client 1): pods "bench-t1-g1-c1-0-abcde" not found (for longer than timeouts.collectSeconds)`}},
 		state:   sbv1.TargetCollecting,
 		message: "measuring",
 	}, {

@@ -39,7 +39,7 @@ func failRunStatus(b *sbv1.StorageBenchmark, s *snapshot, failed *sbv1.TargetSta
 	}
 	completed := metav1.NewTime(now)
 	b.Status.CompletionTime = &completed
-	b.Status.Progress = progressOf(b, s, now)
+	b.Status.Progress = progressOf(b, s, now, planOf(b))
 	conditionSetter{status: &b.Status, generation: b.Generation}.failed(f.reason, f.message)
 }
 

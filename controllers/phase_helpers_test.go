@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -475,13 +476,17 @@ func mergedResult(b *sbv1.StorageBenchmark, target string, start time.Time) *res
 // --- the reconciler on the fake client ---
 
 // fakeLogs serves client logs by pod name; a pod without one gets err.
+// The controller reads several at once.
 type fakeLogs struct {
+	mu   sync.Mutex
 	logs map[string]string
 	errs map[string]error
 	read []string
 }
 
 func (f *fakeLogs) ReadLog(_ context.Context, _, pod, container string, limitBytes int64) (io.ReadCloser, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	f.read = append(f.read, pod+"/"+container)
 	if err := f.errs[pod]; err != nil {
 		return nil, err
@@ -532,7 +537,9 @@ type harness struct {
 	logs   *fakeLogs
 	faults []fault
 	// calls are the writes attempted ("create ConfigMap/name"), failed
-	// ones included; reads are the uncached gets.
+	// ones included; reads are the uncached gets. A phase may make them
+	// from several goroutines (createAllOwned).
+	mu           sync.Mutex
 	calls, reads []string
 	p            *pass
 }
@@ -545,7 +552,9 @@ func newHarness(t *testing.T, b *sbv1.StorageBenchmark, objs []client.Object, fa
 	}
 	c := fake.NewClientBuilder().WithScheme(testScheme).WithObjects(objs...).WithInterceptorFuncs(interceptor.Funcs{
 		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			h.mu.Lock()
 			h.reads = append(h.reads, h.describe("get", obj, key.Name))
+			h.mu.Unlock()
 			if err := h.fault("get", obj, key.Name); err != nil {
 				return err
 			}
@@ -566,13 +575,15 @@ func newHarness(t *testing.T, b *sbv1.StorageBenchmark, objs []client.Object, fa
 	}).Build()
 	h.r = &StorageBenchmarkReconciler{
 		Client: c, APIReader: c, Scheme: testScheme, Logs: h.logs,
-		ClientPods: ClientPodConfig{Image: "storagebench:test"}, Clock: h.clock, references: newReferences(),
+		ClientPods: ClientPodConfig{Image: "storagebench:test"}, Clock: h.clock, references: newReferences(), plans: newPlans(),
 	}
 	return h
 }
 
 func (h *harness) write(verb string, obj client.Object, do func() error) error {
+	h.mu.Lock()
 	h.calls = append(h.calls, h.describe(verb, obj, obj.GetName()))
+	h.mu.Unlock()
 	if err := h.fault(verb, obj, obj.GetName()); err != nil {
 		return err
 	}
@@ -708,11 +719,23 @@ func (h *harness) expectEvents(want []string) {
 	}
 }
 
+// expectCalls checks the writes as a set of patterns: a phase that
+// creates or deletes several objects does so in parallel, in no order.
 func (h *harness) expectCalls(want []string) {
 	h.t.Helper()
 	ok := len(want) == len(h.calls)
-	for i := 0; ok && i < len(want); i++ {
-		ok, _ = path.Match(want[i], h.calls[i])
+	used := make([]bool, len(h.calls))
+	for _, pattern := range want {
+		if !ok {
+			break
+		}
+		ok = false
+		for i, call := range h.calls {
+			if matched, _ := path.Match(pattern, call); matched && !used[i] {
+				used[i], ok = true, true
+				break
+			}
+		}
 	}
 	if !ok {
 		h.t.Errorf("API writes:\n  %s\nwant:\n  %s", strings.Join(h.calls, "\n  "), strings.Join(want, "\n  "))

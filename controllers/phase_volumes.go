@@ -7,6 +7,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
 )
@@ -19,21 +20,25 @@ func (r *StorageBenchmarkReconciler) ensureVolumes(ctx context.Context, p *pass,
 	b := p.bench
 	claims := buildClaims(b, t.spec)
 	var unbound []string
+	var missing []client.Object
 	for _, want := range claims {
 		got := s.claims[want.Name]
 		if got == nil {
-			created, err := r.createOwned(ctx, b, want)
-			if err != nil {
-				return targetStep{}, err
-			}
-			if created {
-				p.normal(sbv1.EventVolumeRequested, sbv1.ActionProvision, fmt.Sprintf("target %s: requested claim %s (%s, %s)", t.spec.Name, want.Name, *t.spec.StorageClassName, t.spec.Size.String()))
-			}
+			missing = append(missing, want)
 			unbound = append(unbound, want.Name+" (just created)")
 			continue
 		}
 		if got.Status.Phase != corev1.ClaimBound {
 			unbound = append(unbound, fmt.Sprintf("%s (%s)", got.Name, phaseOf(got)))
+		}
+	}
+	created, err := r.createAllOwned(ctx, b, missing)
+	if err != nil {
+		return targetStep{}, err
+	}
+	for i, claim := range missing {
+		if created[i] {
+			p.normal(sbv1.EventVolumeRequested, sbv1.ActionProvision, fmt.Sprintf("target %s: requested claim %s (%s, %s)", t.spec.Name, claim.GetName(), *t.spec.StorageClassName, t.spec.Size.String()))
 		}
 	}
 	if len(unbound) == 0 {

@@ -127,7 +127,7 @@ func TestEnsureVolumes(t *testing.T) {
 		faults: []fault{failing("create", "PersistentVolumeClaim", "", errInternal)},
 		outcome: outcome{
 			err: "creating *v1.PersistentVolumeClaim bench-t1-", errIs: apierrors.IsInternalError,
-			calls: []string{"create PersistentVolumeClaim/bench-t1-*-0"},
+			calls: []string{"create PersistentVolumeClaim/bench-t1-*-0", "create PersistentVolumeClaim/bench-t1-*-1"},
 		},
 		messageHas: []string{""},
 	}} {

@@ -11,15 +11,15 @@ import (
 // updateProgress counts the cell runs finished: all of a finished target's,
 // and those of a running target whose slot has ended.
 func (r *StorageBenchmarkReconciler) updateProgress(p *pass, s *snapshot) {
-	p.bench.Status.Progress = progressOf(p.bench, s, p.now)
+	p.bench.Status.Progress = progressOf(p.bench, s, p.now, p.plans)
 }
 
-func progressOf(b *sbv1.StorageBenchmark, s *snapshot, now time.Time) *sbv1.Progress {
+func progressOf(b *sbv1.StorageBenchmark, s *snapshot, now time.Time, plans planSource) *sbv1.Progress {
 	progress := &sbv1.Progress{}
 	var current []string
 	for i := range b.Spec.Targets {
 		t := &b.Spec.Targets[i]
-		pl := targetPlan(b, t)
+		pl := plans(t)
 		runs := int32(pl.CellRuns())
 		progress.CellsTotal += runs
 		var st *sbv1.TargetStatus

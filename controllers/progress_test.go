@@ -67,7 +67,7 @@ func TestProgressOf(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cm := startConfigMap(tc.bench, tc.start).(*corev1.ConfigMap)
 			s := &snapshot{configMaps: map[string]*corev1.ConfigMap{cm.Name: cm}}
-			got := progressOf(tc.bench, s, t0)
+			got := progressOf(tc.bench, s, t0, planOf(tc.bench))
 			if got.Summary != tc.summary || got.CurrentTarget != tc.current {
 				t.Errorf("progress %s, current %q; want %s, %q", got.Summary, got.CurrentTarget, tc.summary, tc.current)
 			}

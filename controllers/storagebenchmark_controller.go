@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
+	"github.com/storagebench/storagebench/internal/plan"
 )
 
 // StorageBenchmarkReconciler reconciles StorageBenchmark objects.
@@ -45,6 +46,8 @@ type StorageBenchmarkReconciler struct {
 	Clock clock.Clock
 	// references are the checked references of running generations.
 	references *references
+	// plans are the target plans of running generations.
+	plans *plans
 	// workers is the most benchmarks reconciled at once.
 	workers int
 }
@@ -71,6 +74,7 @@ func (r *StorageBenchmarkReconciler) Reconcile(ctx context.Context, req ctrl.Req
 	if err := r.APIReader.Get(ctx, req.NamespacedName, bench); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.references.forget(req.NamespacedName)
+			r.plans.forget(req.NamespacedName)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -78,11 +82,13 @@ func (r *StorageBenchmarkReconciler) Reconcile(ctx context.Context, req ctrl.Req
 		// Everything the run created is owned by the benchmark: the garbage
 		// collector removes it, nothing else to do.
 		r.references.forget(req.NamespacedName)
+		r.plans.forget(req.NamespacedName)
 		return ctrl.Result{}, nil
 	}
 
 	before := bench.DeepCopy()
 	p := newPass(bench, r.Clock)
+	p.plans = func(t *sbv1.Target) *plan.Plan { return r.plans.of(bench, t) }
 	result, runErr := r.advance(ctx, p)
 
 	// A pass that decided nothing new writes nothing: a status PATCH costs
@@ -153,6 +159,9 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 func (r *StorageBenchmarkReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.references == nil {
 		r.references = newReferences()
+	}
+	if r.plans == nil {
+		r.plans = newPlans()
 	}
 	podsToBenchmark := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {
 		owner := obj.GetAnnotations()[benchmarkAnnotation]
