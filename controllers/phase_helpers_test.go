@@ -575,7 +575,7 @@ func newHarness(t *testing.T, b *sbv1.StorageBenchmark, objs []client.Object, fa
 	}).Build()
 	h.r = &StorageBenchmarkReconciler{
 		Client: c, APIReader: c, Scheme: testScheme, Logs: h.logs,
-		ClientPods: ClientPodConfig{Image: "storagebench:test"}, Clock: h.clock, references: newReferences(), plans: newPlans(),
+		ClientPods: ClientPodConfig{Image: "storagebench:test"}, Clock: h.clock, references: newReferences(), generations: newGenerations(),
 	}
 	return h
 }

@@ -46,8 +46,11 @@ type StorageBenchmarkReconciler struct {
 	Clock clock.Clock
 	// references are the checked references of running generations.
 	references *references
-	// plans are the target plans of running generations.
-	plans *plans
+	// generations keeps plans and finished targets' results of runs in
+	// progress.
+	generations *generations
+	// written is the version of each benchmark this process last wrote.
+	written written
 	// workers is the most benchmarks reconciled at once.
 	workers int
 }
@@ -66,15 +69,12 @@ type StorageBenchmarkReconciler struct {
 
 // Reconcile moves one benchmark's run forward and records where it is.
 func (r *StorageBenchmarkReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	// Read the benchmark itself from the API server, not the cache: status
-	// is where a pass records what it decided (a target's results stored, a
-	// run failed), and the cache can lag the previous pass's write. Deciding
-	// on a stale status could start clients again for a finished target.
-	bench := &sbv1.StorageBenchmark{}
-	if err := r.APIReader.Get(ctx, req.NamespacedName, bench); err != nil {
+	bench, err := r.readBenchmark(ctx, req.NamespacedName)
+	if err != nil {
 		if apierrors.IsNotFound(err) {
 			r.references.forget(req.NamespacedName)
-			r.plans.forget(req.NamespacedName)
+			r.generations.forget(req.NamespacedName)
+			r.written.set(req.NamespacedName, "")
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -82,14 +82,19 @@ func (r *StorageBenchmarkReconciler) Reconcile(ctx context.Context, req ctrl.Req
 		// Everything the run created is owned by the benchmark: the garbage
 		// collector removes it, nothing else to do.
 		r.references.forget(req.NamespacedName)
-		r.plans.forget(req.NamespacedName)
+		r.generations.forget(req.NamespacedName)
 		return ctrl.Result{}, nil
 	}
 
 	before := bench.DeepCopy()
 	p := newPass(bench, r.Clock)
-	p.plans = func(t *sbv1.Target) *plan.Plan { return r.plans.of(bench, t) }
+	p.plans = func(t *sbv1.Target) *plan.Plan { return r.generations.plan(bench, t) }
+	p.targetResults = r.generations.of(bench).results
 	result, runErr := r.advance(ctx, p)
+	if ended(bench) {
+		// Nothing more is planned or merged for this generation.
+		r.generations.forget(req.NamespacedName)
+	}
 
 	// A pass that decided nothing new writes nothing: a status PATCH costs
 	// the API server and etcd a write and every watcher an event.
@@ -102,11 +107,13 @@ func (r *StorageBenchmarkReconciler) Reconcile(ctx context.Context, req ctrl.Req
 			return ctrl.Result{}, err
 		}
 		if err := r.Status().Patch(ctx, bench, patch); err != nil {
+			r.written.set(req.NamespacedName, "")
 			if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
 				return ctrl.Result{RequeueAfter: conflictRequeue}, nil
 			}
 			return ctrl.Result{}, fmt.Errorf("writing status of %s: %w", req.NamespacedName, err)
 		}
+		r.written.set(req.NamespacedName, bench.ResourceVersion)
 	}
 	// Events go out only once the status they explain is stored.
 	for _, e := range p.events {
@@ -160,8 +167,8 @@ func (r *StorageBenchmarkReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.references == nil {
 		r.references = newReferences()
 	}
-	if r.plans == nil {
-		r.plans = newPlans()
+	if r.generations == nil {
+		r.generations = newGenerations()
 	}
 	podsToBenchmark := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {
 		owner := obj.GetAnnotations()[benchmarkAnnotation]

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 )
 
 // A client report travels through pod logs, which also carry whatever the
@@ -62,7 +63,9 @@ func ReadClientReport(log io.Reader, maxBytes int64) (*ClientReport, error) {
 	// The log is scanned as it streams in, not read whole first: at 64
 	// clients a target's logs are hundreds of MB of copies otherwise.
 	counted := &countingReader{r: io.LimitReader(log, maxBytes+1)}
-	body, wantSum, err := lastFrame(counted)
+	bufs := framePool.Get().(*frameBuffers)
+	defer framePool.Put(bufs)
+	body, wantSum, err := lastFrame(counted, bufs)
 	if counted.n > maxBytes {
 		return nil, fmt.Errorf("log larger than the %d-byte limit", maxBytes)
 	}
@@ -73,12 +76,13 @@ func ReadClientReport(log io.Reader, maxBytes int64) (*ClientReport, error) {
 	if hex.EncodeToString(sum[:]) != wantSum {
 		return nil, errors.New("client report damaged: checksum does not match (truncated or interleaved log)")
 	}
-	r := &ClientReport{}
+	wire := &wireClientReport{}
 	// The checksum proves the body is what the client wrote, not that it
 	// decodes; where it does not, line and column point into the body.
-	if err := DecodeJSON("client report", body, r); err != nil {
+	if err := DecodeJSON("client report", body, wire); err != nil {
 		return nil, fmt.Errorf("client report is not valid JSON: %w", err)
 	}
+	r := wire.report()
 	if r.SchemaVersion != ClientReportSchema {
 		return nil, fmt.Errorf("client report schema %q is not %q", r.SchemaVersion, ClientReportSchema)
 	}
@@ -97,16 +101,43 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// frameBuffers are what reading a log needs, kept between reads: the
+// controller reads a target's client logs (up to 64, hundreds of KB each)
+// several at once, and growing fresh buffers for each allocated twice the
+// size of all the logs.
+type frameBuffers struct {
+	scan, body, found []byte
+}
+
+var framePool = sync.Pool{New: func() any { return &frameBuffers{scan: make([]byte, 0, 64<<10)} }}
+
+// spare returns a buffer for the next frame: the previous found one's.
+func (f *frameBuffers) spare(previous []byte) []byte {
+	if previous != nil {
+		return previous[:0]
+	}
+	return f.found[:0]
+}
+
+// keep remembers the (grown) buffers for the next read.
+func (f *frameBuffers) keep(body, found []byte) {
+	if found != nil {
+		f.body, f.found = found, body
+	} else {
+		f.body = body
+	}
+}
+
 // lastFrame returns the body and checksum of the last framed report. Lines
 // between the markers that are not fragments (other output interleaved by
 // the runtime) are skipped; the checksum tells whether fragments are
 // missing.
-func lastFrame(log io.Reader) ([]byte, string, error) {
+func lastFrame(log io.Reader, bufs *frameBuffers) ([]byte, string, error) {
 	scanner := bufio.NewScanner(log)
-	scanner.Buffer(make([]byte, 0, 64<<10), MaxReportBytes+1024)
+	scanner.Buffer(bufs.scan[:0], MaxReportBytes+1024)
 	var (
 		inside   bool
-		body     []byte
+		body     = bufs.body[:0]
 		found    []byte
 		foundSum string
 		sawBegin bool
@@ -115,15 +146,18 @@ func lastFrame(log io.Reader) ([]byte, string, error) {
 		line := scanner.Bytes()
 		switch {
 		case string(line) == beginMarker:
-			inside, sawBegin, body = true, true, nil
+			inside, sawBegin, body = true, true, body[:0]
 		case inside && bytes.HasPrefix(line, []byte(endPrefix)):
-			found = body
+			// The frame found so far is kept; a later one reuses the
+			// other buffer.
+			found, body = body, bufs.spare(found)
 			foundSum = strings.TrimSuffix(strings.TrimPrefix(string(line), endPrefix), endSuffix)
 			inside = false
 		case inside && bytes.HasPrefix(line, []byte(fragmentPrefix)):
 			body = append(body, line[len(fragmentPrefix):]...)
 		}
 	}
+	bufs.keep(body, found)
 	if err := scanner.Err(); err != nil {
 		return nil, "", fmt.Errorf("reading the log: %w", err)
 	}

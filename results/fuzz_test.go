@@ -43,7 +43,7 @@ func FuzzMergeReportBody(f *testing.F) {
 	}
 	r.Generation, r.Client = 1, 0
 	_ = WriteClientReport(&good, r)
-	body, _, err := lastFrame(bytes.NewReader(good.Bytes()))
+	body, _, err := lastFrame(bytes.NewReader(good.Bytes()), &frameBuffers{})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -74,7 +74,9 @@ type Decoder struct {
 func (d *Decoder) DecodeInto(h *Histogram, s string) error {
 	h.Reset()
 	if err := d.decode(h, s); err != nil {
-		h.Reset()
+		// A bad encoding may have filled buckets outside min..max, which
+		// Reset does not look at: clear them all.
+		*h = Histogram{}
 		return err
 	}
 	return nil

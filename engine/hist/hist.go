@@ -94,8 +94,15 @@ func (h *Histogram) Record(v int64) {
 	h.buckets[bucketIndex(v)]++
 }
 
-// Reset empties the histogram.
-func (h *Histogram) Reset() { *h = Histogram{} }
+// Reset empties the histogram. Only buckets between min and max can hold
+// samples, so only those are cleared: merging many clients' reports resets
+// a scratch histogram per client, cell and direction.
+func (h *Histogram) Reset() {
+	if h.count > 0 {
+		clear(h.buckets[bucketIndex(h.min) : bucketIndex(h.max)+1])
+	}
+	h.count, h.sum, h.sumSq, h.min, h.max = 0, 0, 0, 0, 0
+}
 
 // Merge adds o's samples to h. The result equals the histogram of all
 // samples of both, bucket for bucket.
@@ -112,10 +119,10 @@ func (h *Histogram) Merge(o *Histogram) {
 	h.count += o.count
 	h.sum += o.sum
 	h.sumSq += o.sumSq
-	for i, c := range o.buckets {
-		if c != 0 {
-			h.buckets[i] += c
-		}
+	// o's samples all lie in the buckets from its min's to its max's.
+	lo, hi := bucketIndex(o.min), bucketIndex(o.max)
+	for i, c := range o.buckets[lo : hi+1] {
+		h.buckets[lo+i] += c
 	}
 }
 

@@ -217,3 +217,33 @@ func TestDecodeIntoReusesTheHistogramAndAllocatesNothing(t *testing.T) {
 		t.Fatalf("DecodeInto allocates %.0f times per call once its buffer has grown", allocs)
 	}
 }
+
+func TestResetAndMergeWorkOnTheBucketsInUse(t *testing.T) {
+	var h, o Histogram
+	for _, v := range []int64{5, 900, 1_000_000, 7_000_000_000} {
+		o.Record(v)
+	}
+	h.Record(12)
+	h.Merge(&o)
+	want := Histogram{}
+	for _, v := range []int64{12, 5, 900, 1_000_000, 7_000_000_000} {
+		want.Record(v)
+	}
+	if h != want {
+		t.Fatal("merging differs from recording the same samples")
+	}
+	h.Reset()
+	if h != (Histogram{}) {
+		t.Fatal("Reset left samples behind")
+	}
+	// A bad encoding that fills buckets before it is found bad leaves the
+	// histogram empty, every bucket included.
+	var d Decoder
+	bad := o.Encode()
+	if err := d.DecodeInto(&h, bad[:len(bad)-2]); err == nil {
+		t.Fatal("a cut encoding decoded")
+	}
+	if h != (Histogram{}) {
+		t.Fatal("a failed decode left buckets behind")
+	}
+}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"sync"
 	"time"
 
@@ -11,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -64,16 +62,14 @@ found:
 }
 
 // harness plays the cluster for the benchmarks of one measurement and
-// accounts its own time and the memory it allocates writing client logs,
-// so that what remains is the manager's.
+// accounts its own time, so that what remains of the wall time is the
+// time the benchmark waited on the manager.
 type harness struct {
 	cluster *fakecluster.Cluster
-	clock   *clocktesting.FakeClock
+	manager *managerProcess
 
-	mu        sync.Mutex
-	clockMu   sync.Mutex
-	busy      time.Duration // time spent in the harness's own actions
-	logAllocs uint64        // bytes allocated generating client logs
+	mu   sync.Mutex
+	busy time.Duration // time spent in the harness's own actions
 }
 
 // timed runs one of the harness's own actions and accounts its time.
@@ -86,21 +82,8 @@ func (h *harness) timed(action func() error) error {
 	return err
 }
 
-// advanceTo moves the controller's clock forward to t (never back: drivers
-// of several benchmarks share it).
-func (h *harness) advanceTo(t time.Time) {
-	h.clockMu.Lock()
-	defer h.clockMu.Unlock()
-	if t.After(h.clock.Now()) {
-		h.clock.SetTime(t)
-	}
-}
-
-// clientLogs writes the logs of every client of a target, measuring what it
-// allocates (the manager is idle meanwhile: it waits for the pods).
+// clientLogs writes the logs of every client of a target.
 func (h *harness) clientLogs(p *plan.Plan, start plan.StartRecord) ([]string, error) {
-	var before runtime.MemStats
-	runtime.ReadMemStats(&before)
 	logs := make([]string, p.Clients)
 	for i := range logs {
 		log, err := fakecluster.ClientLog(p, int32(i), start)
@@ -109,11 +92,6 @@ func (h *harness) clientLogs(p *plan.Plan, start plan.StartRecord) ([]string, er
 		}
 		logs[i] = log
 	}
-	var after runtime.MemStats
-	runtime.ReadMemStats(&after)
-	h.mu.Lock()
-	h.logAllocs += after.TotalAlloc - before.TotalAlloc
-	h.mu.Unlock()
 	return logs, nil
 }
 
@@ -146,7 +124,9 @@ func (h *harness) drive(ctx context.Context, b *sbv1.StorageBenchmark, timeout t
 			return fmt.Errorf("%s: %w", b.Name, err)
 		}
 		if err := h.timed(func() error {
-			h.advanceTo(start.Start.Add(p.Duration() + time.Second))
+			if err := h.manager.advanceTo(start.Start.Add(p.Duration() + time.Second)); err != nil {
+				return err
+			}
 			logs, err := h.clientLogs(p, start)
 			if err != nil {
 				return err

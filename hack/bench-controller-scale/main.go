@@ -28,42 +28,25 @@ func main() {
 	many := flag.Int("many", 50, "small (1x1x1) benchmarks to create at once; 0 skips this measurement")
 	workers := flag.Int("max-concurrent-reconciles", 0, "the manager's --max-concurrent-reconciles (0: its default)")
 	timeout := flag.Duration("timeout", 20*time.Minute, "longest any single wait may take")
-	memProfile := flag.String("memprofile", "", "write the allocation profile of the whole run to this file (go tool pprof -sample_index=alloc_space)")
-	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	profiles := flag.String("profiles", "", "write each measurement's manager CPU and allocation profiles as DIR/<measurement>.{cpu,allocs}.pprof")
+	managerMode := flag.Bool("manager-mode", false, "internal: run the manager (the harness starts this program so)")
+	kubeconfig := flag.String("api-kubeconfig", "", "internal, with -manager-mode: the API server")
+	logDir := flag.String("logs", "", "internal, with -manager-mode: where the harness writes client logs")
+	profile := flag.String("profile", "", "internal, with -manager-mode: write the CPU and allocation profiles as PREFIX.{cpu,allocs}.pprof")
 	flag.Parse()
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err == nil {
-			err = pprof.StartCPUProfile(f)
-		}
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "bench-controller-scale:", err)
-			os.Exit(1)
-		}
-		defer pprof.StopCPUProfile()
+	var err error
+	if *managerMode {
+		err = runManagerProcess(*kubeconfig, *logDir, *workers, *profile)
+	} else {
+		err = run(*shapes, *many, *workers, *timeout, *profiles)
 	}
-	if *memProfile != "" {
-		defer writeHeapProfile(*memProfile)
-	}
-	if err := run(*shapes, *many, *workers, *timeout); err != nil {
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench-controller-scale:", err)
 		os.Exit(1)
 	}
 }
 
-func writeHeapProfile(path string) {
-	f, err := os.Create(path)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "bench-controller-scale:", err)
-		return
-	}
-	defer f.Close()
-	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
-		fmt.Fprintln(os.Stderr, "bench-controller-scale:", err)
-	}
-}
-
-func run(shapeList string, many, workers int, timeout time.Duration) error {
+func run(shapeList string, many, workers int, timeout time.Duration, profiles string) error {
 	var list []shape
 	for _, s := range strings.Split(shapeList, ",") {
 		sh, err := parseShape(strings.TrimSpace(s))
@@ -77,7 +60,8 @@ func run(shapeList string, many, workers int, timeout time.Duration) error {
 		return err
 	}
 	defer b.stop()
-	printHeader(b)
+	b.profiles = profiles
+	printHeader()
 	for _, s := range list {
 		row, err := b.measureShape(context.Background(), s)
 		if err != nil {
@@ -93,6 +77,26 @@ func run(shapeList string, many, workers int, timeout time.Duration) error {
 		printRow(row)
 	}
 	return nil
+}
+
+// startProfiles starts a CPU profile (PREFIX.cpu.pprof) and returns what
+// writes it and the allocation profile (PREFIX.allocs.pprof).
+func startProfiles(prefix string) (stop func(), err error) {
+	cpu, err := os.Create(prefix + ".cpu.pprof")
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(cpu); err != nil {
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		cpu.Close()
+		if f, err := os.Create(prefix + ".allocs.pprof"); err == nil {
+			_ = pprof.Lookup("allocs").WriteTo(f, 0)
+			f.Close()
+		}
+	}, nil
 }
 
 func parseShape(s string) (shape, error) {

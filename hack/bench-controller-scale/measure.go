@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"runtime"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -13,19 +14,10 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/rest"
-	clocktesting "k8s.io/utils/clock/testing"
-	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	"sigs.k8s.io/controller-runtime/pkg/log"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
-	"github.com/storagebench/storagebench/controllers"
 	"github.com/storagebench/storagebench/internal/fakecluster"
 	"github.com/storagebench/storagebench/internal/testenv"
 )
@@ -38,10 +30,11 @@ type bench struct {
 	workers int
 	timeout time.Duration
 	seq     int
+	// profiles is where manager processes write their profiles, if set.
+	profiles string
 }
 
 func startBench(workers int, timeout time.Duration) (*bench, error) {
-	log.SetLogger(logrDiscard())
 	env, err := testenv.Start()
 	if err != nil {
 		return nil, err
@@ -57,42 +50,6 @@ func startBench(workers int, timeout time.Duration) (*bench, error) {
 
 func (b *bench) stop() { _ = b.env.Stop() }
 
-// manager is one manager run for one measurement, with its API counter.
-type manager struct {
-	counter *apiCounter
-	harness *harness
-	stop    func()
-}
-
-// startManager runs the reconciler as the manager command does (cache
-// options, no client-side rate limit), with a counting transport, the
-// harness's logs and a fake clock.
-func (b *bench) startManager() (*manager, error) {
-	counter := newAPICounter()
-	cfg := rest.CopyConfig(b.env.Config)
-	cfg.QPS = -1 // as ctrl.GetConfig: API priority and fairness, no client-side limiter
-	cfg.Wrap(counter.wrap)
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                 b.env.Scheme,
-		Cache:                  controllers.CacheOptions(cache.Options{}),
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
-	})
-	if err != nil {
-		return nil, err
-	}
-	h := &harness{cluster: &fakecluster.Cluster{Client: b.env.Client, Logs: fakecluster.NewLogs()}, clock: clocktesting.NewFakeClock(time.Now())}
-	pods := controllers.ClientPodConfig{Image: "storagebench:bench", ImagePullPolicy: corev1.PullNever}
-	if err := controllers.Setup(mgr, controllers.Options{Logs: h.cluster.Logs, ClientPods: pods, Clock: h.clock, MaxConcurrentReconciles: b.workers}); err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	return &manager{counter: counter, harness: h, stop: func() { cancel(); <-done }}, nil
-}
-
 func (b *bench) namespace() (string, error) {
 	b.seq++
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("bench-%d-%d", os.Getpid(), b.seq)}}
@@ -103,6 +60,7 @@ func (b *bench) namespace() (string, error) {
 type row struct {
 	what           string
 	wall, ctrlTime time.Duration
+	cpu            time.Duration // the manager process's CPU
 	reconciles     float64
 	queueWait      time.Duration
 	api            apiCounts
@@ -110,7 +68,6 @@ type row struct {
 	statusBytes    int
 	managedBytes   int
 	configMapBytes int
-	largestCMBytes int
 	allocatedBytes uint64
 	peakHeapBytes  uint64
 }
@@ -126,8 +83,7 @@ func (b *bench) measureShape(ctx context.Context, s shape) (*row, error) {
 		return nil, err
 	}
 	r := &row{what: s.String()}
-	err = b.measure(ctx, r, []*sbv1.StorageBenchmark{bm})
-	if err != nil {
+	if err := b.measure(ctx, r, []*sbv1.StorageBenchmark{bm}); err != nil {
 		return nil, err
 	}
 	return r, b.objectSizes(ctx, r, bm)
@@ -151,27 +107,34 @@ func (b *bench) measureMany(ctx context.Context, n int) (*row, error) {
 	return r, b.measure(ctx, r, list)
 }
 
-// measure creates the benchmarks, drives them to Completed with a fresh
-// manager and fills in the row's time, request, reconcile and memory
-// figures.
+// measure starts a manager process, warms it up, creates the benchmarks,
+// drives them to Completed and takes the manager's figures for the span.
 func (b *bench) measure(ctx context.Context, r *row, list []*sbv1.StorageBenchmark) error {
-	m, err := b.startManager()
+	dir, err := os.MkdirTemp("", "bench-controller-scale-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	profile := ""
+	if b.profiles != "" {
+		profile = filepath.Join(b.profiles, strings.ReplaceAll(r.what, " ", ""))
+	}
+	m, err := startManagerProcess(b.env, dir, b.workers, profile)
 	if err != nil {
 		return err
 	}
 	defer m.stop()
+	h := &harness{cluster: &fakecluster.Cluster{Client: b.env.Client, Logs: fileLogs{dir: dir}}, manager: m}
 	// A warm-up run first: a new manager starts its informers on its first
 	// passes, which every measurement would otherwise include.
-	if err := b.warmUp(ctx, m); err != nil {
+	if err := b.warmUp(ctx, h); err != nil {
 		return fmt.Errorf("warming up: %w", err)
 	}
-	m.counter.reset()
-	m.harness.busy, m.harness.logAllocs = 0, 0
-	reconcilesBefore, waitBefore := controllerMetrics()
-	runtime.GC()
-	var memBefore runtime.MemStats
-	runtime.ReadMemStats(&memBefore)
-	peak := newPeakSampler()
+	h.busy = 0
+	before, err := m.stats()
+	if err != nil {
+		return err
+	}
 
 	began := time.Now()
 	errs := make([]error, len(list))
@@ -183,33 +146,42 @@ func (b *bench) measure(ctx context.Context, r *row, list []*sbv1.StorageBenchma
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = m.harness.drive(ctx, bm, b.timeout)
+			errs[i] = h.drive(ctx, bm, b.timeout)
 		}()
 	}
 	wg.Wait()
 	r.wall = time.Since(began)
-	r.peakHeapBytes = peak.stop()
 	for _, err := range errs {
 		if err != nil {
-			return err
+			return fmt.Errorf("%w (manager log: %s/manager.log)", err, dir)
 		}
 	}
-	var memAfter runtime.MemStats
-	runtime.ReadMemStats(&memAfter)
-	reconcilesAfter, waitAfter := controllerMetrics()
-	r.reconciles = reconcilesAfter - reconcilesBefore
-	r.queueWait = time.Duration((waitAfter - waitBefore) * float64(time.Second))
-	r.api = m.counter.snapshot()
-	r.allocatedBytes = memAfter.TotalAlloc - memBefore.TotalAlloc - m.harness.logAllocs
+	after, err := m.stats()
+	if err != nil {
+		return err
+	}
+	r.reconciles = after.Reconciles - before.Reconciles
+	r.queueWait = time.Duration((after.QueueWaitSeconds - before.QueueWaitSeconds) * float64(time.Second))
+	r.cpu = time.Duration((after.CPUSeconds - before.CPUSeconds) * float64(time.Second))
+	r.allocatedBytes = after.TotalAlloc - before.TotalAlloc
+	r.peakHeapBytes = after.PeakHeap
+	r.api = apiCounts{byRequest: map[string]int{}, statusPatches: after.StatusPatches - before.StatusPatches,
+		statusPatchBytes: after.StatusPatchBytes - before.StatusPatchBytes, statusConflicts: after.StatusConflicts - before.StatusConflicts}
+	for k, v := range after.Requests {
+		if d := v - before.Requests[k]; d > 0 {
+			r.api.byRequest[k] = d
+			r.api.total += d
+		}
+	}
 	// With several benchmarks driven at once the harness's actions overlap;
 	// the controller's time is only meaningful for one.
 	if len(list) == 1 {
-		r.ctrlTime = r.wall - m.harness.busy
+		r.ctrlTime = r.wall - h.busy
 	}
 	return nil
 }
 
-func (b *bench) warmUp(ctx context.Context, m *manager) error {
+func (b *bench) warmUp(ctx context.Context, h *harness) error {
 	ns, err := b.namespace()
 	if err != nil {
 		return err
@@ -221,11 +193,11 @@ func (b *bench) warmUp(ctx context.Context, m *manager) error {
 	if err := b.env.Client.Create(ctx, bm); err != nil {
 		return err
 	}
-	return m.harness.drive(ctx, bm, b.timeout)
+	return h.drive(ctx, bm, b.timeout)
 }
 
 // objectSizes records the final benchmark object (managedFields included)
-// and its results ConfigMaps, as etcd stores them.
+// and its ConfigMaps, as etcd stores them.
 func (b *bench) objectSizes(ctx context.Context, r *row, bm *sbv1.StorageBenchmark) error {
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(sbv1.GroupVersion.WithKind("StorageBenchmark"))
@@ -234,17 +206,13 @@ func (b *bench) objectSizes(ctx context.Context, r *row, bm *sbv1.StorageBenchma
 	}
 	r.objectBytes = jsonSize(u.Object)
 	r.statusBytes = jsonSize(u.Object["status"])
-	if md, ok := u.Object["metadata"].(map[string]any); ok {
-		r.managedBytes = jsonSize(md["managedFields"])
-	}
+	r.managedBytes = jsonSize(u.GetManagedFields())
 	var cms corev1.ConfigMapList
 	if err := b.env.Client.List(ctx, &cms, client.InNamespace(bm.Namespace)); err != nil {
 		return err
 	}
 	for i := range cms.Items {
-		n := jsonSize(&cms.Items[i])
-		r.configMapBytes += n
-		r.largestCMBytes = max(r.largestCMBytes, n)
+		r.configMapBytes += jsonSize(&cms.Items[i])
 	}
 	return nil
 }
@@ -255,7 +223,8 @@ func jsonSize(v any) int {
 }
 
 // controllerMetrics reads the reconciler's reconcile count and the total
-// time requests waited in its work queue from controller-runtime's metrics.
+// time requests waited in its work queue from controller-runtime's metrics
+// (in the manager process).
 func controllerMetrics() (reconciles, queueWaitSeconds float64) {
 	families, err := ctrlmetrics.Registry.Gather()
 	if err != nil {
@@ -276,36 +245,4 @@ func controllerMetrics() (reconciles, queueWaitSeconds float64) {
 		}
 	}
 	return reconciles, queueWaitSeconds
-}
-
-// peakSampler follows the process's heap while a measurement runs.
-type peakSampler struct {
-	done chan struct{}
-	peak chan uint64
-}
-
-func newPeakSampler() *peakSampler {
-	p := &peakSampler{done: make(chan struct{}), peak: make(chan uint64)}
-	go func() {
-		var peak uint64
-		tick := time.NewTicker(200 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			var m runtime.MemStats
-			runtime.ReadMemStats(&m)
-			peak = max(peak, m.HeapInuse)
-			select {
-			case <-p.done:
-				p.peak <- peak
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-	return p
-}
-
-func (p *peakSampler) stop() uint64 {
-	close(p.done)
-	return <-p.peak
 }

@@ -5,17 +5,13 @@ import (
 	"os"
 	"runtime"
 	"time"
-
-	"github.com/go-logr/logr"
 )
 
-func logrDiscard() logr.Logger { return logr.Discard() }
-
-func printHeader(b *bench) {
+func printHeader() {
 	fmt.Printf("controller scale: %d CPUs, GOMAXPROCS %d, %s, envtest (etcd + kube-apiserver), fake clock; started %s\n",
 		runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), time.Now().Format(time.RFC3339))
-	fmt.Printf("%-12s %9s %9s %6s %9s %7s %6s %9s %10s %9s %9s %9s %9s %9s %9s  %s\n",
-		"shape", "wall", "ctrl", "recon", "queue", "api", "spatch", "spatchKB", "409s", "objectKB", "statusKB", "managedKB", "cmKB", "allocMB", "heapMB", "top requests")
+	fmt.Printf("%-12s %8s %8s %8s %6s %8s %6s %6s %9s %5s %9s %9s %9s %9s %8s %8s  %s\n",
+		"shape", "wall", "ctrl", "ctrlCPU", "recon", "queue", "api", "spatch", "spatchKB", "409s", "objectKB", "statusKB", "managedKB", "cmKB", "allocMB", "heapMB", "top requests")
 }
 
 func printRow(r *row) {
@@ -23,8 +19,8 @@ func printRow(r *row) {
 	if r.ctrlTime > 0 {
 		ctrl = secs(r.ctrlTime)
 	}
-	fmt.Printf("%-12s %9s %9s %6.0f %9s %7d %6d %9.1f %10d %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f  %s\n",
-		r.what, secs(r.wall), ctrl, r.reconciles, secs(r.queueWait), r.api.total, r.api.statusPatches, kb(r.api.statusPatchBytes),
+	fmt.Printf("%-12s %8s %8s %8s %6.0f %8s %6d %6d %9.1f %5d %9.1f %9.1f %9.1f %9.1f %8.1f %8.1f  %s\n",
+		r.what, secs(r.wall), ctrl, secs(r.cpu), r.reconciles, secs(r.queueWait), r.api.total, r.api.statusPatches, kb(r.api.statusPatchBytes),
 		r.api.statusConflicts, kb(int64(r.objectBytes)), kb(int64(r.statusBytes)), kb(int64(r.managedBytes)), kb(int64(r.configMapBytes)),
 		float64(r.allocatedBytes)/(1<<20), float64(r.peakHeapBytes)/(1<<20), r.api.top(6))
 	_ = os.Stdout.Sync()

@@ -29,10 +29,16 @@ import (
 // pollInterval is how often the waits below look again.
 const pollInterval = 50 * time.Millisecond
 
-// Cluster is the API to act on and the logs the fake kubelet serves.
+// Cluster is the API to act on and where the fake kubelet keeps the logs
+// it serves.
 type Cluster struct {
 	Client client.Client
-	Logs   *Logs
+	Logs   LogStore
+}
+
+// LogStore keeps the logs of finished pods.
+type LogStore interface {
+	Set(namespace, pod, log string)
 }
 
 // BindClaims marks every claim of a benchmark's target Bound, as the

@@ -2,6 +2,7 @@ package fakecluster
 
 import (
 	"bytes"
+	"fmt"
 	"time"
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
@@ -48,17 +49,35 @@ func ClientLog(p *plan.Plan, client int32, start plan.StartRecord) (string, erro
 }
 
 // EngineDocument is one cell's engine result on one client, from SamplesFor:
-// 4 KiB IOs, one per sample, over one second.
+// 4 KiB IOs, one per sample, over one second. Besides what the merge reads
+// it holds what the engine prints too (fio's percentile tables, latency
+// distribution, queue-depth levels, job options, a time series), so that
+// reading reports costs what it costs with real clients.
 func EngineDocument(cell sbv1.Cell, client int32, cellIndex int, start time.Time) *result.Document {
-	job := result.Job{JobName: cell.Name}
-	ext := result.JobExtension{JobName: cell.Name, Backend: "io_uring", StartUnixNano: start.UnixNano() + int64(client)*1000, EndUnixNano: start.Add(time.Second).UnixNano()}
+	job := result.Job{JobName: cell.Name, JobOptions: map[string]string{"name": cell.Name, "rw": "randrw", "bs": "4k", "iodepth": "32", "direct": "1"},
+		IODepth: map[string]float64{"1": 0, "2": 0, "4": 0, "8": 0, "16": 0, "32": 100, ">=64": 0}, UsrCPU: 10, SysCPU: 30}
+	job.LatencyNs, job.LatencyUs, job.LatencyMs = map[string]float64{}, map[string]float64{}, map[string]float64{}
+	for _, k := range []string{"2", "4", "10", "20", "50", "100", "250", "500", "750", "1000"} {
+		job.LatencyNs[k], job.LatencyUs[k], job.LatencyMs[k] = 0, 10, 0
+	}
+	ext := result.JobExtension{JobName: cell.Name, Backend: "io_uring", StartUnixNano: start.UnixNano() + int64(client)*1000, EndUnixNano: start.Add(time.Second).UnixNano(),
+		TimeSeries: []result.Interval{{OffsetMs: 1000, ReadIOs: 1, WriteIOs: 1, ReadBytes: 4096, WriteBytes: 4096, P99LatencyNs: 1000}}}
+	percentiles := func(h *hist.Histogram) map[string]int64 {
+		out := map[string]int64{}
+		for _, p := range []float64{1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99} {
+			out[fmt.Sprintf("%f", p)] = h.Percentile(p)
+		}
+		return out
+	}
 	fill := func(d *result.Direction, e *result.DirectionExtension, direction int) {
 		h := hist.New()
 		for _, s := range SamplesFor(client, cellIndex, direction) {
 			h.Record(s)
 		}
 		n := h.Count()
-		*d = result.Direction{TotalIOs: n, IOBytes: n * 4096, BwBytes: n * 4096, IOPS: float64(n)}
+		stats := result.LatencyStats{Min: h.Min(), Max: h.Max(), Mean: h.Mean(), Stddev: h.Stddev(), N: n, Percentile: percentiles(h)}
+		*d = result.Direction{TotalIOs: n, IOBytes: n * 4096, BwBytes: n * 4096, IOPS: float64(n), ClatNs: stats, LatNs: stats,
+			SlatNs: result.LatencyStats{Min: 1000, Max: 5000, Mean: 2000, N: n}}
 		*e = result.DirectionExtension{Lat: h.Encode(), Clat: h.Encode()}
 	}
 	if cell.Reads() {

@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
@@ -45,11 +47,8 @@ func Start() (*Env, error) {
 	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
 		return nil, errors.New("KUBEBUILDER_ASSETS is not set: run `make test`, or `export KUBEBUILDER_ASSETS=$(hack/k8s-binaries.sh)` before `go test`")
 	}
-	scheme := k8sruntime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		return nil, err
-	}
-	if err := storagebenchv1alpha1.AddToScheme(scheme); err != nil {
+	scheme, err := NewScheme()
+	if err != nil {
 		return nil, err
 	}
 	env := &envtest.Environment{
@@ -71,6 +70,30 @@ func Start() (*Env, error) {
 		return nil, err
 	}
 	return &Env{Config: cfg, Client: c, Scheme: scheme, env: env}, nil
+}
+
+// NewScheme holds the Kubernetes types and the StorageBenchmark API.
+func NewScheme() (*k8sruntime.Scheme, error) {
+	scheme := k8sruntime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	if err := storagebenchv1alpha1.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	return scheme, nil
+}
+
+// WriteKubeconfig writes a kubeconfig for the test API server's admin user,
+// for a process of its own (the controller scale benchmark's manager).
+func (e *Env) WriteKubeconfig(path string) error {
+	c := e.Config
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["envtest"] = &clientcmdapi.Cluster{Server: c.Host, CertificateAuthorityData: c.CAData}
+	kc.AuthInfos["admin"] = &clientcmdapi.AuthInfo{ClientCertificateData: c.CertData, ClientKeyData: c.KeyData, Token: c.BearerToken}
+	kc.Contexts["envtest"] = &clientcmdapi.Context{Cluster: "envtest", AuthInfo: "admin"}
+	kc.CurrentContext = "envtest"
+	return clientcmd.WriteToFile(*kc, path)
 }
 
 // Stop shuts the servers down.
