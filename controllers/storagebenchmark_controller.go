@@ -181,13 +181,14 @@ func (r *StorageBenchmarkReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if workers <= 0 {
 		workers = DefaultMaxConcurrentReconciles
 	}
+	owner := handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), &sbv1.StorageBenchmark{}, handler.OnlyControllerOwner())
 	return ctrl.NewControllerManagedBy(mgr).
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		For(&sbv1.StorageBenchmark{}).
-		Owns(&batchv1.Job{}).
-		Owns(&corev1.PersistentVolumeClaim{}).
-		Owns(&corev1.ConfigMap{}).
-		Watches(&corev1.Pod{}, podsToBenchmark).
+		Watches(&batchv1.Job{}, delayed(owner)).
+		Watches(&corev1.PersistentVolumeClaim{}, delayed(owner)).
+		Watches(&corev1.ConfigMap{}, delayed(owner)).
+		Watches(&corev1.Pod{}, delayed(podsToBenchmark)).
 		Named("storagebenchmark").
 		Complete(r)
 }
