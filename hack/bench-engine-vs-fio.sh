@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Benchmark storagebench's engine against fio on the same file with the same
-# arguments. Runs fio and `storagebench engine` alternately (A B A B ...) so
-# that drift in the machine or device affects both alike, and prints one
-# line per workload: IOPS medians and their ratio, CPU per IO (from each
+# Benchmark storagebench's engine against fio on the same file or device with
+# the same arguments. Runs fio and `storagebench engine` alternately (A B A B
+# ...) so that drift in the machine or device affects both alike, and prints
+# one line per workload: IOPS medians and their ratio, CPU per IO (from each
 # tool's JSON: (usr_cpu+sys_cpu)% x job_runtime / total IOs, and from the
 # whole process's rusage, which also counts io_uring worker threads and
 # runtime threads) and their ratio, clat p50/p99, and the queue depth each
@@ -11,10 +11,18 @@
 # to a power of two (3 runs as 4), so a depth that is not one gets a second
 # line at the next power of two where both tools run the same depth.
 #
+# Two targets, each with its own table:
+#   device  a loop device over a file on tmpfs, built (and removed) by the
+#           script: O_DIRECT IO goes through the block layer into memory, so
+#           the device costs little and the tools' own cost per IO decides
+#           the rate, as on local NVMe (../shared/notes/storage-on-this-machine.md)
+#   file    a file on the machine's disk, where the disk decides
+#
 # Environment:
+#   BENCH_TARGETS  device, file or "device file" (default: both)
 #   BENCH_FILE     test file (default /var/tmp/storagebench-bench/bench.dat)
-#   BENCH_SIZE     its size, fio units (default 2g)
-#   BENCH_RUNTIME  seconds per run (default 10)
+#   BENCH_SIZE     size of the file and of the device (default 2g)
+#   BENCH_RUNTIME  seconds per run (default 5)
 #   BENCH_ROUNDS   runs per tool and workload (default 3, at least 3)
 #   BENCH_ONLY     run only workloads whose name contains this string
 #   BENCH_RAW      directory to keep every JSON document in (default: a temp dir)
@@ -23,14 +31,15 @@ set -euo pipefail
 
 BENCH_FILE=${BENCH_FILE:-/var/tmp/storagebench-bench/bench.dat}
 BENCH_SIZE=${BENCH_SIZE:-2g}
-BENCH_RUNTIME=${BENCH_RUNTIME:-10}
+BENCH_RUNTIME=${BENCH_RUNTIME:-5}
+BENCH_TARGETS=${BENCH_TARGETS:-device file}
 BENCH_ROUNDS=${BENCH_ROUNDS:-3}
 BENCH_ONLY=${BENCH_ONLY:-}
 (( BENCH_ROUNDS >= 3 )) || { echo "BENCH_ROUNDS must be at least 3" >&2; exit 2; }
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 raw=${BENCH_RAW:-$(mktemp -d /tmp/bench-engine-vs-fio.XXXXXX)}
-mkdir -p "$raw" "$(dirname "$BENCH_FILE")"
+mkdir -p "$raw"
 
 if ! command -v fio >/dev/null; then
 	echo "installing Debian's fio" >&2
@@ -41,29 +50,63 @@ command -v python3 >/dev/null || { echo "python3 is needed to read the JSON resu
 sb=${BENCH_BIN:-$raw/storagebench}
 [[ -n ${BENCH_BIN:-} ]] || (cd "$repo" && go build -o "$sb" .)
 
-# Lay the file out once with random data (both tools then reuse it: fio
+# The memory-backed device: a loop device over a file on tmpfs.
+device_dir="" device=""
+remove_device() {
+	[[ -n $device ]] && losetup -d "$device" 2>/dev/null || true
+	if [[ -n $device_dir ]]; then
+		sleep 1 # the loop device lets go of its backing file asynchronously
+		umount "$device_dir" 2>/dev/null || true
+		rmdir "$device_dir" 2>/dev/null || true
+	fi
+}
+trap remove_device EXIT
+make_device() {
+	command -v losetup >/dev/null || { echo "losetup (util-linux) is needed for the device target" >&2; exit 2; }
+	device_dir=$(mktemp -d /tmp/bench-engine-device.XXXXXX)
+	local bytes
+	bytes=$(python3 -c "import sys; u={'k':1<<10,'m':1<<20,'g':1<<30}; s=sys.argv[1].lower(); print(int(s[:-1])*u[s[-1]] if s[-1] in u else int(s))" "$BENCH_SIZE")
+	mount -t tmpfs -o size=$((bytes + (256 << 20))) tmpfs "$device_dir"
+	truncate -s "$bytes" "$device_dir/img"
+	device=$(losetup -f --show --direct-io=on "$device_dir/img")
+}
+
+# Lay a target out once with random data (both tools then reuse it: fio
 # sees a file of the right size, our engine a complete non-sparse one).
-"$sb" engine --name=layout --filename="$BENCH_FILE" --size="$BENCH_SIZE" --rw=read --bs=1m \
-	--runtime=1 --time_based --output-format=json >/dev/null
+layout() {
+	"$sb" engine --name=layout --filename="$1" --size="$BENCH_SIZE" --rw=read --bs=1m \
+		--runtime=1 --time_based --output-format=json >/dev/null
+}
 
-common=(--filename="$BENCH_FILE" --size="$BENCH_SIZE" --direct=1 --ioengine=io_uring
-	--time_based --runtime="$BENCH_RUNTIME" --group_reporting --output-format=json)
-
+# name|arguments: the same for both tools. Every backend, one and several
+# jobs, queue depths 1 to 64, 4 KiB and 128 KiB, reads, writes and mixes.
 workloads=(
-	"4k-randread-qd32|--rw=randread --bs=4k --iodepth=32 --numjobs=1"
-	"4k-randwrite-qd32|--rw=randwrite --bs=4k --iodepth=32 --numjobs=1"
-	"4k-randrw70-qd16-4jobs|--rw=randrw --rwmixread=70 --bs=4k --iodepth=16 --numjobs=4"
-	"8k-randwrite-qd3-8jobs-sync|--rw=randwrite --bs=8k --iodepth=3 --numjobs=8 --sync=1"
-	"8k-randwrite-qd4-8jobs-sync|--rw=randwrite --bs=8k --iodepth=4 --numjobs=8 --sync=1"
-	"1m-read-qd8|--rw=read --bs=1m --iodepth=8 --numjobs=1"
-	"4k-randread-qd1|--rw=randread --bs=4k --iodepth=1 --numjobs=1"
+	"uring-4k-randread-qd1|--ioengine=io_uring --rw=randread --bs=4k --iodepth=1 --numjobs=1"
+	"uring-4k-randread-qd8|--ioengine=io_uring --rw=randread --bs=4k --iodepth=8 --numjobs=1"
+	"uring-4k-randread-qd32|--ioengine=io_uring --rw=randread --bs=4k --iodepth=32 --numjobs=1"
+	"uring-4k-randread-qd64|--ioengine=io_uring --rw=randread --bs=4k --iodepth=64 --numjobs=1"
+	"uring-4k-randread-qd8-4jobs|--ioengine=io_uring --rw=randread --bs=4k --iodepth=8 --numjobs=4"
+	"uring-4k-randwrite-qd32|--ioengine=io_uring --rw=randwrite --bs=4k --iodepth=32 --numjobs=1"
+	"uring-4k-randrw70-qd16-4jobs|--ioengine=io_uring --rw=randrw --rwmixread=70 --bs=4k --iodepth=16 --numjobs=4"
+	"uring-128k-read-qd8|--ioengine=io_uring --rw=read --bs=128k --iodepth=8 --numjobs=1"
+	"uring-128k-write-qd8|--ioengine=io_uring --rw=write --bs=128k --iodepth=8 --numjobs=1"
+	"uring-8k-randwrite-qd4-8jobs-sync|--ioengine=io_uring --rw=randwrite --bs=8k --iodepth=4 --numjobs=8 --sync=1"
+	"libaio-4k-randread-qd1|--ioengine=libaio --rw=randread --bs=4k --iodepth=1 --numjobs=1"
+	"libaio-4k-randread-qd8|--ioengine=libaio --rw=randread --bs=4k --iodepth=8 --numjobs=1"
+	"libaio-4k-randread-qd32|--ioengine=libaio --rw=randread --bs=4k --iodepth=32 --numjobs=1"
+	"libaio-4k-randrw70-qd16-2jobs|--ioengine=libaio --rw=randrw --rwmixread=70 --bs=4k --iodepth=16 --numjobs=2"
+	"libaio-128k-write-qd8|--ioengine=libaio --rw=write --bs=128k --iodepth=8 --numjobs=1"
+	"psync-4k-randread-1job|--ioengine=psync --rw=randread --bs=4k --numjobs=1"
+	"psync-4k-randread-8jobs|--ioengine=psync --rw=randread --bs=4k --numjobs=8"
+	"psync-4k-randwrite-4jobs|--ioengine=psync --rw=randwrite --bs=4k --numjobs=4"
+	"psync-128k-read-2jobs|--ioengine=psync --rw=read --bs=128k --numjobs=2"
 )
 
 # run TOOL NAME ARGS...: runs one tool and stores its JSON and process CPU.
 run() {
 	local tool=$1 name=$2 round=$3
 	shift 3
-	local out="$raw/$name.$tool.$round.json"
+	local out="$raw_dir/$name.$tool.$round.json"
 	local cmd
 	if [[ $tool == fio ]]; then cmd=(fio); else cmd=("$sb" engine); fi
 	python3 - "$out" "${cmd[@]}" --name="$name" "$@" <<'PY'
@@ -78,20 +121,35 @@ sys.exit(p.returncode)
 PY
 }
 
-echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; $(uname -r); fio $(fio --version); file $BENCH_FILE ($BENCH_SIZE); ${BENCH_RUNTIME}s x ${BENCH_ROUNDS} rounds each"
-printf '%-28s %9s %9s %6s | %8s %8s %6s | %8s %8s %6s | %13s %13s | %-11s | %s\n' \
-	workload fio_iops sb_iops ratio cpu_fio cpu_sb ratio pcpu_fio pcpu_sb ratio "fio_p50/p99" "sb_p50/p99" "qd fio/sb" "iops spread fio / sb"
-printf '%-28s %9s %9s %6s | %8s %8s %6s | %8s %8s %6s | %13s %13s | %-11s |\n' \
-	"" "" "" "" "us/IO" "us/IO" "" "us/IO" "us/IO" "" "us" "us" "in flight"
-for w in "${workloads[@]}"; do
-	name=${w%%|*}
-	read -r -a args <<<"${w#*|}"
-	[[ -z $BENCH_ONLY || $name == *"$BENCH_ONLY"* ]] || continue
-	for ((i = 0; i < BENCH_ROUNDS; i++)); do
-		run fio "$name" "$i" "${common[@]}" "${args[@]}"
-		run sb "$name" "$i" "${common[@]}" "${args[@]}"
+# bench TARGET-PATH DESCRIPTION: the whole table for one target.
+bench() {
+	local target=$1 what=$2
+	raw_dir=$raw/$3
+	mkdir -p "$raw_dir"
+	local common=(--filename="$target" --size="$BENCH_SIZE" --direct=1
+		--time_based --runtime="$BENCH_RUNTIME" --group_reporting --output-format=json)
+	echo "$what"
+	echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; $(uname -r); fio $(fio --version); $target ($BENCH_SIZE); ${BENCH_RUNTIME}s x ${BENCH_ROUNDS} rounds each"
+	printf '%-34s %9s %9s %6s | %8s %8s %6s | %8s %8s %6s | %13s %13s | %-11s | %s\n' \
+		workload fio_iops sb_iops ratio cpu_fio cpu_sb ratio pcpu_fio pcpu_sb ratio "fio_p50/p99" "sb_p50/p99" "qd fio/sb" "iops spread fio / sb"
+	printf '%-34s %9s %9s %6s | %8s %8s %6s | %8s %8s %6s | %13s %13s | %-11s |\n' \
+		"" "" "" "" "us/IO" "us/IO" "" "us/IO" "us/IO" "" "us" "us" "in flight"
+	local w name args i
+	for w in "${workloads[@]}"; do
+		name=${w%%|*}
+		read -r -a args <<<"${w#*|}"
+		[[ -z $BENCH_ONLY || $name == *"$BENCH_ONLY"* ]] || continue
+		for ((i = 0; i < BENCH_ROUNDS; i++)); do
+			run fio "$name" "$i" "${common[@]}" "${args[@]}"
+			run sb "$name" "$i" "${common[@]}" "${args[@]}"
+		done
+		summarize "$name"
 	done
-	python3 - "$raw" "$name" "$BENCH_ROUNDS" <<'PY'
+	echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+
+summarize() {
+	python3 - "$raw_dir" "$1" "$BENCH_ROUNDS" <<'PY'
 import json, statistics, sys
 raw, name, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
 
@@ -133,7 +191,7 @@ depth = {t: "/".join(sorted({r["depth"] for r in res[t]})) for t in res}
 f, s = med["fio"], med["sb"]
 ratio = lambda a, b: (a / b) if b else float("nan")
 spread = lambda t: "%.0f-%.0f" % (min(r["iops"] for r in res[t]), max(r["iops"] for r in res[t]))
-print("%-28s %9.0f %9.0f %6.3f | %8.2f %8.2f %6.3f | %8.2f %8.2f %6.3f | %6.0f/%-6.0f %6.0f/%-6.0f | %-11s | %s / %s" % (
+print("%-34s %9.0f %9.0f %6.3f | %8.2f %8.2f %6.3f | %8.2f %8.2f %6.3f | %6.0f/%-6.0f %6.0f/%-6.0f | %-11s | %s / %s" % (
     name, f["iops"], s["iops"], ratio(s["iops"], f["iops"]),
     f["cpu"], s["cpu"], ratio(s["cpu"], f["cpu"]),
     f["pcpu"], s["pcpu"], ratio(s["pcpu"], f["pcpu"]),
@@ -141,5 +199,24 @@ print("%-28s %9.0f %9.0f %6.3f | %8.2f %8.2f %6.3f | %8.2f %8.2f %6.3f | %6.0f/%
 if depth["fio"] != depth["sb"]:
     print("  ^ not the same queue depth: the ratio compares unequal work (fio's io_uring engine rounds iodepth up to a power of two)")
 PY
+}
+
+for t in $BENCH_TARGETS; do
+	case $t in
+	device)
+		make_device
+		layout "$device"
+		bench "$device" "== memory-backed loop device $device (tmpfs): the tools' own cost per IO decides" device
+		remove_device
+		device="" device_dir=""
+		;;
+	file)
+		mkdir -p "$(dirname "$BENCH_FILE")"
+		layout "$BENCH_FILE"
+		bench "$BENCH_FILE" "== file $BENCH_FILE on the machine's disk: the disk decides" file
+		;;
+	*) echo "BENCH_TARGETS: unknown target $t (device, file)" >&2; exit 2 ;;
+	esac
+	echo
 done
-echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg); raw results in $raw"
+echo "raw results in $raw"

@@ -99,14 +99,6 @@ type apiCounts struct {
 	statusConflicts  int
 }
 
-// reset forgets what was counted so far.
-func (c *apiCounter) reset() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.requests = map[string]int{}
-	c.statusPatches, c.statusPatchBytes, c.statusConflicts = 0, 0, 0
-}
-
 func (c *apiCounter) snapshot() apiCounts {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -135,7 +127,7 @@ func (a apiCounts) top(n int) string {
 		if i == n {
 			break
 		}
-		parts = append(parts, strings.Replace(k, " ", " ", 1)+"="+itoa(a.byRequest[k]))
+		parts = append(parts, k+"="+itoa(a.byRequest[k]))
 	}
 	return strings.Join(parts, ", ")
 }
