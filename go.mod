@@ -3,7 +3,6 @@ module github.com/storagebench/storagebench
 go 1.26.0
 
 require (
-	github.com/go-logr/logr v1.4.3
 	github.com/google/cel-go v0.29.2
 	github.com/spf13/cobra v1.10.2
 	github.com/yuin/gopher-lua v1.1.2
@@ -35,6 +34,7 @@ require (
 	github.com/evanphx/json-patch/v5 v5.9.11 // indirect
 	github.com/fsnotify/fsnotify v1.9.0 // indirect
 	github.com/fxamacker/cbor/v2 v2.9.1 // indirect
+	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/go-logr/zapr v1.3.0 // indirect
 	github.com/go-openapi/jsonpointer v1.0.0 // indirect
 	github.com/go-openapi/jsonreference v1.0.0 // indirect
