@@ -1,6 +1,8 @@
 package controllers
 
 import (
+	"unicode/utf8"
+
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -55,9 +57,29 @@ func (c conditionSetter) failed(reason, message string) {
 	c.set(sbv1.ConditionReady, metav1.ConditionFalse, reason, message)
 }
 
+// truncate cuts s to at most max bytes, ending in "...", on a character
+// boundary (the API refuses invalid UTF-8).
 func truncate(s string, max int) string {
 	if len(s) <= max {
 		return s
 	}
-	return s[:max-3] + "..."
+	cut := max - 3
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "..."
+}
+
+// maxMessage bounds the messages the API bounds: a target's status message
+// (status.targets[].message) and an event's note. Messages built from lists
+// (the pods still waiting, the claims not bound) grow with the clients; one
+// over the bound would make the API server refuse the whole status write, or
+// drop the event.
+const maxMessage = 1024
+
+// boundMessages cuts every target message to the API's bound.
+func boundMessages(st *sbv1.StorageBenchmarkStatus) {
+	for i := range st.Targets {
+		st.Targets[i].Message = truncate(st.Targets[i].Message, maxMessage)
+	}
 }

@@ -5,6 +5,7 @@ package controllers
 
 import (
 	"strings"
+	"unicode/utf8"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -85,5 +86,20 @@ func TestConditionSetterBoundsTheMessage(t *testing.T) {
 	conditionSetter{status: st, generation: 1}.set(sbv1.ConditionStalled, metav1.ConditionTrue, sbv1.ReasonClientFailed, strings.Repeat("x", 40000))
 	if msg := st.Conditions[0].Message; len(msg) != maxConditionMessage || !strings.HasSuffix(msg, "...") {
 		t.Errorf("message of %d bytes, want %d ending in ...", len(msg), maxConditionMessage)
+	}
+}
+
+func TestBoundMessagesCutsTargetMessagesToTheAPIsBound(t *testing.T) {
+	waiting := strings.Repeat("bench-t1-g1-c0-0-abcde (not scheduled: 0/2 nodes are available), ", 64)
+	st := &sbv1.StorageBenchmarkStatus{Targets: []sbv1.TargetStatus{{Name: "t1", Message: waiting}, {Name: "t2", Message: "measuring"}}}
+	boundMessages(st)
+	if got := st.Targets[0].Message; len(got) != maxMessage || !strings.HasSuffix(got, "...") {
+		t.Errorf("a %d-byte message became %d bytes", len(waiting), len(got))
+	}
+	if st.Targets[1].Message != "measuring" {
+		t.Errorf("a short message changed: %q", st.Targets[1].Message)
+	}
+	if got := truncate(strings.Repeat("é", 600), 1024); !utf8.ValidString(got) || len(got) > 1024 {
+		t.Errorf("truncate cut a character: %q", got[len(got)-6:])
 	}
 }

@@ -15,8 +15,9 @@ import (
 // pod, Job, claim or ConfigMap) waits before it starts a pass. Children
 // change in bursts (a target's 64 pods become ready, finish, are deleted),
 // and the work queue folds all requests for one benchmark that are waiting
-// into one: a short wait turns a burst into a few passes instead of one
-// per event. Changes to the benchmark itself are not delayed.
+// into one. Measured at 16 targets x 64 clients x 64 cells
+// (docs/controller-scale.md): 1218 passes with no wait, 416 with 100 ms,
+// 274 with 250 ms. Changes to the benchmark itself are not delayed.
 const childEventDelay = 250 * time.Millisecond
 
 // delayed enqueues what inner enqueues, childEventDelay later.

@@ -21,11 +21,30 @@ func (r *StorageBenchmarkReconciler) createOwned(ctx context.Context, b *sbv1.St
 	}
 	if err := r.Create(ctx, obj); err != nil {
 		if apierrors.IsAlreadyExists(err) {
-			return false, nil
+			return false, r.checkOwnership(ctx, b, obj)
 		}
 		return false, fmt.Errorf("creating %T %s: %w", obj, obj.GetName(), err)
 	}
 	return true, nil
+}
+
+// checkOwnership makes sure an object that already exists under a child's
+// name is this benchmark's: a benchmark deleted and created again under the
+// same name meets its predecessor's children (their names are the same)
+// until the garbage collector has removed them, and must not take them for
+// its own. It returns an error to retry until then.
+func (r *StorageBenchmarkReconciler) checkOwnership(ctx context.Context, b *sbv1.StorageBenchmark, obj client.Object) error {
+	existing, ok := obj.DeepCopyObject().(client.Object)
+	if !ok {
+		return fmt.Errorf("%T is not an object", obj)
+	}
+	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(obj), existing); err != nil {
+		return fmt.Errorf("reading %T %s, which already exists: %w", obj, obj.GetName(), err)
+	}
+	if !controlledBy(existing, b.UID) {
+		return fmt.Errorf("%T %s exists but belongs to another object (an earlier benchmark of this name, until it is garbage collected)", obj, obj.GetName())
+	}
+	return nil
 }
 
 // deleteChild deletes a child and its dependents in the background; gone

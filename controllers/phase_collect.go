@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
@@ -84,13 +85,38 @@ func (r *StorageBenchmarkReconciler) collect(ctx context.Context, p *pass, s *sn
 		Data:       data,
 		BinaryData: binary,
 	}
-	if _, err := r.createOwned(ctx, b, cm); err != nil {
+	created, err := r.createOwned(ctx, b, cm)
+	if err != nil {
 		return targetStep{}, err
+	}
+	if !created {
+		// An earlier pass stored this target's results (the cache has not
+		// shown them yet): those are the results, not this pass's merge.
+		if tr, err = r.storedResult(ctx, b, cm.Name); err != nil {
+			return targetStep{}, err
+		}
 	}
 	s.configMaps[cm.Name] = cm
 	applyTargetResult(p, t, tr)
 	p.normal(sbv1.EventResultsCollected, sbv1.ActionCollect, fmt.Sprintf("target %s: merged the reports of %d clients into configmap %s", t.spec.Name, len(reports), cm.Name))
 	return r.cleanupTarget(ctx, p, s, t)
+}
+
+// storedResult reads a target's results ConfigMap from the API server. One
+// of an older generation (still being deleted) is an error to retry.
+func (r *StorageBenchmarkReconciler) storedResult(ctx context.Context, b *sbv1.StorageBenchmark, name string) (*results.TargetResult, error) {
+	cm := &corev1.ConfigMap{}
+	if err := r.APIReader.Get(ctx, types.NamespacedName{Namespace: b.Namespace, Name: name}, cm); err != nil {
+		return nil, fmt.Errorf("reading results configmap %s: %w", name, err)
+	}
+	if cm.Labels[labelGeneration] != generationLabel(b.Generation) {
+		return nil, fmt.Errorf("results configmap %s is of generation %s, still being replaced", name, cm.Labels[labelGeneration])
+	}
+	tr, err := results.DecodeStored(cm.Data, cm.BinaryData)
+	if err != nil {
+		return nil, fmt.Errorf("configmap %s: %w", name, err)
+	}
+	return tr, nil
 }
 
 // reportReaders bounds the logs read at once: a target's 64 client logs
@@ -124,6 +150,10 @@ func (r *StorageBenchmarkReconciler) readReports(ctx context.Context, pods []*co
 			}
 			defer log.Close()
 			report, err := results.ReadClientReport(log, results.MaxReportBytes)
+			var broken *results.LogReadError
+			if errors.As(err, &broken) {
+				return fmt.Errorf("reading the log of pod %s (%s): %w", pod.Name, clientOf(pod), err)
+			}
 			if err != nil {
 				return &unreadableReport{pod: pod, err: err}
 			}

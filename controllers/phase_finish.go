@@ -9,7 +9,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
 	"github.com/storagebench/storagebench/results"
@@ -77,6 +79,16 @@ func (r *StorageBenchmarkReconciler) stopFailedRun(ctx context.Context, b *sbv1.
 func (r *StorageBenchmarkReconciler) finishRun(ctx context.Context, p *pass, s *snapshot) (bool, error) {
 	b := p.bench
 	all, ok, unreadable := loadResults(p, s)
+	if !ok && unreadable == nil {
+		// Not in the cache: lagging, or deleted while status says the
+		// target succeeded. The API server tells which.
+		unreadable, err := r.fetchMissingResults(ctx, p, s)
+		if err != nil || unreadable == nil {
+			return false, err
+		}
+		r.failRun(p, s, r.targetRun(p, unreadable.target), unreadable.failure)
+		return true, nil
+	}
 	if unreadable != nil {
 		// Retrying cannot make stored results readable: the run fails as
 		// collected fails it when status lags such a ConfigMap.
@@ -194,8 +206,9 @@ type unreadableResults struct {
 }
 
 // loadResults gathers every target's stored results. It reports false
-// while one is not visible yet (the cache lags), and which target's stored
-// results cannot be read.
+// while one is not in the snapshot (the cache lags, or it is gone:
+// finishRun asks the API server), and which target's stored results cannot
+// be read.
 func loadResults(p *pass, s *snapshot) (map[string]*results.TargetResult, bool, *unreadableResults) {
 	b := p.bench
 	all := map[string]*results.TargetResult{}
@@ -217,6 +230,31 @@ func loadResults(p *pass, s *snapshot) (map[string]*results.TargetResult, bool, 
 		all[t.Name] = tr
 	}
 	return all, true, nil
+}
+
+// fetchMissingResults asks the API server for the results ConfigMaps the
+// snapshot lacks: found, the cache only lags and the pass is retried; gone
+// (or of an older generation), the run fails naming the target, since
+// nothing can bring them back.
+func (r *StorageBenchmarkReconciler) fetchMissingResults(ctx context.Context, p *pass, s *snapshot) (*unreadableResults, error) {
+	b := p.bench
+	for i := range b.Spec.Targets {
+		t := &b.Spec.Targets[i]
+		name := resultsConfigMapName(b, t)
+		if p.targetResults[t.Name] != nil || s.configMaps[name] != nil {
+			continue
+		}
+		cm := &corev1.ConfigMap{}
+		err := r.APIReader.Get(ctx, types.NamespacedName{Namespace: b.Namespace, Name: name}, cm)
+		switch {
+		case apierrors.IsNotFound(err) || (err == nil && cm.Labels[labelGeneration] != generationLabel(b.Generation)):
+			return &unreadableResults{i, &runFailure{sbv1.ReasonResultsUnreadable,
+				fmt.Sprintf("target %s: its results configmap %s is gone", t.Name, name)}}, nil
+		case err != nil:
+			return nil, fmt.Errorf("reading results configmap %s: %w", name, err)
+		}
+	}
+	return nil, nil
 }
 
 // maxStatusViolations is status.violations' bound.

@@ -130,7 +130,10 @@ func TestFinishRun(t *testing.T) {
 		bench *sbv1.StorageBenchmark
 		objs  func(b *sbv1.StorageBenchmark) []client.Object
 		// onPass puts the target's results on the pass, as collect does.
-		onPass   bool
+		onPass bool
+		// lagging leaves the results ConfigMap out of the snapshot, as a
+		// cache that has not caught up does.
+		lagging  bool
 		finished bool
 		verdict  sbv1.Verdict
 		// conditions and events are checked when the run finished.
@@ -194,9 +197,18 @@ func TestFinishRun(t *testing.T) {
 		events:     []string{"Warning ResultsUnreadable/Fail"},
 		messageHas: "target t1: configmap bench-t1-results: reading stored results",
 	}, {
-		name:       "results the cache does not show yet leave the run unfinished and its status untouched",
+		name:       "results the cache does not show yet (the API server has them) leave the run unfinished and its status untouched",
 		bench:      newBenchmark(succeededTarget),
+		objs:       stored,
+		lagging:    true,
 		conditions: running,
+	}, {
+		name:       "results that are gone while status says the target succeeded fail the run naming the ConfigMap, rather than waiting forever",
+		bench:      newBenchmark(succeededTarget),
+		finished:   true,
+		conditions: []string{"Stalled=True/ResultsUnreadable", "Completed=True/ResultsUnreadable", "Ready=False/ResultsUnreadable"},
+		events:     []string{"Warning ResultsUnreadable/Fail"},
+		messageHas: "target t1: its results configmap bench-t1-results is gone",
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			var objs []client.Object
@@ -205,6 +217,9 @@ func TestFinishRun(t *testing.T) {
 			}
 			h := newHarness(t, tc.bench, objs)
 			s := h.snapshot()
+			if tc.lagging {
+				delete(s.configMaps, "bench-t1-results")
+			}
 			p := h.pass()
 			if tc.onPass {
 				p.targetResults["t1"] = mergedResult(tc.bench, "t1", measuredStart)

@@ -585,6 +585,11 @@ func (h *harness) write(verb string, obj client.Object, do func() error) error {
 	h.calls = append(h.calls, h.describe(verb, obj, obj.GetName()))
 	h.mu.Unlock()
 	if err := h.fault(verb, obj, obj.GetName()); err != nil {
+		if verb == "create" && apierrors.IsAlreadyExists(err) {
+			// A create that loses to AlreadyExists lost to an earlier
+			// pass, whose object is there: the controller reads it back.
+			_ = do()
+		}
 		return err
 	}
 	return do()

@@ -46,7 +46,7 @@ type targetRun struct {
 // Each phase either finishes, fails the run, or says when to look again.
 func (r *StorageBenchmarkReconciler) runTarget(ctx context.Context, p *pass, s *snapshot, t *targetRun) (targetStep, error) {
 	b := p.bench
-	if step, err := r.collected(ctx, p, s, t); err != nil || step.done {
+	if step, err := r.collected(ctx, p, s, t); err != nil || step.done || step.failure != nil {
 		return step, err
 	}
 	if t.status.ProvisioningStartTime == nil {

@@ -11,6 +11,7 @@ import (
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
 	"github.com/storagebench/storagebench/internal/plan"
+	"github.com/storagebench/storagebench/results"
 )
 
 func TestRunTarget(t *testing.T) {
@@ -33,6 +34,16 @@ func TestRunTarget(t *testing.T) {
 		outcome: outcome{wait: 501 * time.Second},
 		state:   sbv1.TargetProvisioning,
 		message: "0 of 1 clients ready; waiting for bench-t1-g1-c0-0-abcde (not scheduled: 0/1 nodes are available: pod has unbound immediate PersistentVolumeClaims)",
+	}, {
+		name:  "stored results that do not decode fail the run at once: nothing is created again, nothing merged again",
+		bench: newBenchmark(withTarget("t1", bound(-time.Minute, 500))),
+		objs: func(b *sbv1.StorageBenchmark) []client.Object {
+			cm := resultsConfigMap(b, "t1", mergedResult(b, "t1", t0.Add(-10*time.Second)))
+			cm.Data[results.StoredKey] = `{"schemaVersion":"something/else"}`
+			return objects(runObjects(b), one(cm))
+		},
+		outcome: outcome{failure: sbv1.ReasonResultsUnreadable, failureHas: []string{"configmap bench-t1-results"}},
+		state:   sbv1.TargetProvisioning,
 	}, {
 		name:  "a target seen first starts provisioning at the pass's time, creating its claims and clients",
 		bench: newBenchmark(),

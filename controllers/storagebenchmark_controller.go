@@ -91,6 +91,7 @@ func (r *StorageBenchmarkReconciler) Reconcile(ctx context.Context, req ctrl.Req
 	p.plans = func(t *sbv1.Target) *plan.Plan { return r.generations.plan(bench, t) }
 	p.targetResults = r.generations.of(bench).results
 	result, runErr := r.advance(ctx, p)
+	boundMessages(&bench.Status)
 	if ended(bench) {
 		// Nothing more is planned or merged for this generation.
 		r.generations.forget(req.NamespacedName)
@@ -117,7 +118,7 @@ func (r *StorageBenchmarkReconciler) Reconcile(ctx context.Context, req ctrl.Req
 	}
 	// Events go out only once the status they explain is stored.
 	for _, e := range p.events {
-		r.Recorder.Eventf(bench, nil, e.kind, e.reason, e.action, "%s", e.message)
+		r.Recorder.Eventf(bench, nil, e.kind, e.reason, e.action, "%s", truncate(e.message, maxMessage))
 	}
 	// A returned error is logged by controller-runtime and retried with
 	// backoff: logging it here too would log it twice.

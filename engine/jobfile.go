@@ -51,11 +51,13 @@ func parseJobFile(r io.Reader, filename string) ([]JobSpec, RunOptions, error) {
 		if line == 1 {
 			text = strings.TrimPrefix(text, "\ufeff") // editors' byte order mark
 		}
-		if !isText(text) {
-			return fail(line, "line is not text (control characters or invalid UTF-8): %s; is this a fio job file?", excerpt(text))
-		}
+		// Comments are skipped first: fio does not read them, whatever
+		// their encoding.
 		if text == "" || text[0] == ';' || text[0] == '#' {
 			continue
+		}
+		if !isText(text) {
+			return fail(line, "line is not text (control characters or invalid UTF-8): %s; is this a fio job file?", excerpt(text))
 		}
 		if directive(text) == "include" {
 			// fio's include pulls another file in; wherever it

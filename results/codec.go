@@ -33,6 +33,14 @@ const (
 // than read into memory.
 const MaxReportBytes = 16 << 20
 
+// LogReadError is a log that could not be read to its end (the stream
+// broke: a reset connection, a cancelled request), as opposed to one that
+// was read and holds no usable report: reading it again may succeed.
+type LogReadError struct{ Err error }
+
+func (e *LogReadError) Error() string { return "reading the log: " + e.Err.Error() }
+func (e *LogReadError) Unwrap() error { return e.Err }
+
 // ErrNoReport means the log holds no report: the client did not get to the
 // end (it was killed, or never started).
 var ErrNoReport = errors.New("no client report in the log")
@@ -119,12 +127,23 @@ func (f *frameBuffers) spare(previous []byte) []byte {
 	return f.found[:0]
 }
 
+// maxPooledBuffer is the largest buffer kept for the next read: a report
+// may be up to MaxReportBytes, but keeping that much per pooled entry for
+// the rare report that large is not worth it.
+const maxPooledBuffer = 2 << 20
+
 // keep remembers the (grown) buffers for the next read.
 func (f *frameBuffers) keep(body, found []byte) {
 	if found != nil {
 		f.body, f.found = found, body
 	} else {
 		f.body = body
+	}
+	if cap(f.body) > maxPooledBuffer {
+		f.body = nil
+	}
+	if cap(f.found) > maxPooledBuffer {
+		f.found = nil
 	}
 }
 
@@ -136,11 +155,10 @@ func lastFrame(log io.Reader, bufs *frameBuffers) ([]byte, string, error) {
 	scanner := bufio.NewScanner(log)
 	scanner.Buffer(bufs.scan[:0], MaxReportBytes+1024)
 	var (
-		inside   bool
-		body     = bufs.body[:0]
-		found    []byte
-		foundSum string
-		sawBegin bool
+		inside, sawBegin, sawFrame bool
+		body                       = bufs.body[:0]
+		found                      []byte
+		foundSum                   string
 	)
 	for scanner.Scan() {
 		line := scanner.Bytes()
@@ -152,16 +170,19 @@ func lastFrame(log io.Reader, bufs *frameBuffers) ([]byte, string, error) {
 			// other buffer.
 			found, body = body, bufs.spare(found)
 			foundSum = strings.TrimSuffix(strings.TrimPrefix(string(line), endPrefix), endSuffix)
-			inside = false
+			inside, sawFrame = false, true
 		case inside && bytes.HasPrefix(line, []byte(fragmentPrefix)):
 			body = append(body, line[len(fragmentPrefix):]...)
 		}
 	}
 	bufs.keep(body, found)
 	if err := scanner.Err(); err != nil {
-		return nil, "", fmt.Errorf("reading the log: %w", err)
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, "", fmt.Errorf("reading the log: %w", err)
+		}
+		return nil, "", &LogReadError{Err: err}
 	}
-	if found != nil {
+	if sawFrame {
 		return found, foundSum, nil
 	}
 	if sawBegin {

@@ -111,3 +111,37 @@ func frame(body string) string {
 	b.WriteString(endPrefix + sum + endSuffix + "\n")
 	return b.String()
 }
+
+// brokenReader returns its data, then an error: a log stream that breaks.
+type brokenReader struct {
+	data []byte
+	err  error
+}
+
+func (b *brokenReader) Read(p []byte) (int, error) {
+	if len(b.data) == 0 {
+		return 0, b.err
+	}
+	n := copy(p, b.data)
+	b.data = b.data[n:]
+	return n, nil
+}
+
+func TestAStreamThatBreaksIsAReadErrorNotAnUnusableReport(t *testing.T) {
+	var log bytes.Buffer
+	if err := WriteClientReport(&log, &ClientReport{SchemaVersion: ClientReportSchema}); err != nil {
+		t.Fatal(err)
+	}
+	cut := log.Bytes()[:log.Len()/2]
+	_, err := ReadClientReport(&brokenReader{data: cut, err: errors.New("connection reset by peer")}, MaxReportBytes)
+	var broken *LogReadError
+	if !errors.As(err, &broken) || !strings.Contains(err.Error(), "connection reset by peer") {
+		t.Fatalf("want a LogReadError, got %v", err)
+	}
+	// The same bytes read to their end hold no whole report: not a read
+	// error, so no retry can help.
+	_, err = ReadClientReport(bytes.NewReader(cut), MaxReportBytes)
+	if err == nil || errors.As(err, &broken) {
+		t.Fatalf("a truncated log that was read whole must be an unusable report, got %v", err)
+	}
+}

@@ -59,15 +59,6 @@ func StatusComparison(c *sbv1.Comparison) *sbv1.ComparisonSummary {
 	return out
 }
 
-// Microseconds renders a latency summary in microseconds with two decimals.
-func Microseconds(l LatencyNs) sbv1.LatencySummary {
-	us := func(ns float64) string { return Decimal(ns/1000, 2) }
-	return sbv1.LatencySummary{
-		Mean: us(l.Mean), P50: us(float64(l.P50)), P90: us(float64(l.P90)),
-		P99: us(float64(l.P99)), P999: us(float64(l.P999)), Max: us(float64(l.Max)),
-	}
-}
-
 // Decimal formats v with at most places decimals and no trailing zeros:
 // the form every number takes in status.
 func Decimal(v float64, places int) string {

@@ -30,11 +30,17 @@ func (r *RepetitionResult) Totals() CellTotals {
 		if d == nil || d.IOs == 0 {
 			continue
 		}
-		if d.LatencyHistogram == "" {
+		// As Merge summarizes a direction: latency from each IO's
+		// intended start, or its submission when an engine sent only that.
+		encoded := d.LatencyHistogram
+		if encoded == "" {
+			encoded = d.CompletionLatencyHistogram
+		}
+		if encoded == "" {
 			withoutHistogram = true
 			continue
 		}
-		h, err := hist.Decode(d.LatencyHistogram)
+		h, err := hist.Decode(encoded)
 		if err != nil {
 			return t
 		}

@@ -107,10 +107,11 @@ func Admit(manifest []byte) (*sbv1.StorageBenchmark, error) {
 	if err := checkTypeMeta(obj); err != nil {
 		return nil, err
 	}
+	// The API server drops status on create, before it validates.
+	delete(obj, "status")
 	if errs := checkBounds(s.structural, obj); len(errs) > 0 {
 		return nil, invalid(append(errs, notChecked()))
 	}
-	delete(obj, "status")
 	// Unknown fields are errors, as with kubectl's default server-side
 	// field validation (Strict): the API server finds them by pruning the
 	// object against the schema, and so does this.

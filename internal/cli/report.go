@@ -118,6 +118,10 @@ func runResultFromCluster(ctx context.Context, c client.Reader, b *sbv1.StorageB
 		if err != nil {
 			return nil, fmt.Errorf("configmap %s: %w", name, err)
 		}
+		if stored.Benchmark != b.Name || stored.Generation != b.Status.ObservedGeneration {
+			return nil, fmt.Errorf("configmap %s holds the outcome of %s generation %d, not of %s generation %d",
+				name, stored.Benchmark, stored.Generation, b.Name, b.Status.ObservedGeneration)
+		}
 		rr.Outcome = stored.Outcome
 	}
 	if b.Status.StartTime != nil {
