@@ -250,11 +250,3 @@ func localEnvironment(t *sbv1.Target, p *plan.Plan, hostname string) *sbv1.Envir
 	env.Nodes = []sbv1.NodeFingerprint{{Name: hostname, KernelVersion: kernel, Clients: p.Clients}}
 	return env
 }
-
-func memoryBytes() int64 {
-	var info unix.Sysinfo_t
-	if unix.Sysinfo(&info) != nil {
-		return 0
-	}
-	return int64(info.Totalram) * int64(info.Unit)
-}
