@@ -238,6 +238,19 @@ func init() {
 		}},
 		{name: "zero_buffers", flag: true, help: "write zeros instead of scrambled random data", apply: boolOpt(func(j *JobSpec, v bool) { j.ZeroBuffers = v })},
 		{name: "norandommap", flag: true, help: "accepted: offsets are always drawn uniformly without a coverage map", apply: func(*JobSpec, string) error { return nil }},
+		{name: "cpus_allowed", help: "CPUs the job's threads may run on, as 0-3,6 (default: wherever the kernel puts them)", apply: func(j *JobSpec, v string) error {
+			cpus, err := parseCPUList(v)
+			j.CPUsAllowed = cpus
+			return err
+		}},
+		{name: "cpus_allowed_policy", help: "shared (default: the job's threads share cpus_allowed) | split (one CPU each)", apply: func(j *JobSpec, v string) error {
+			switch v {
+			case CPUsShared, CPUsSplit:
+				j.CPUsAllowedPolicy = v
+				return nil
+			}
+			return fmt.Errorf("%s is not a policy (shared, split)", excerpt(v))
+		}},
 		{name: "thread", flag: true, help: "accepted: jobs always run as threads", apply: func(*JobSpec, string) error { return nil }},
 		{name: "fill", help: "data set layout: ifmissing (default) | always | never (storagebench option)", apply: func(j *JobSpec, v string) error {
 			switch strings.ToLower(v) {

@@ -88,11 +88,15 @@ func execute(ctx context.Context, jobs []JobSpec, opts RunOptions) (*execution, 
 		return nil, err
 	}
 	defer release()
+	place, err := newPlacement(jobs)
+	if err != nil {
+		return nil, err
+	}
 	targets, err := prepare(ctx, jobs)
 	if err != nil {
 		return nil, err
 	}
-	runs, err := planWorkers(jobs)
+	runs, err := planWorkers(jobs, place)
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +152,7 @@ func execute(ctx context.Context, jobs []JobSpec, opts RunOptions) (*execution, 
 }
 
 // planWorkers chooses each job's backend and creates its workers.
-func planWorkers(jobs []JobSpec) ([]*jobRun, error) {
+func planWorkers(jobs []JobSpec, place *placement) ([]*jobRun, error) {
 	var runs []*jobRun
 	for ji := range jobs {
 		j := &jobs[ji]
@@ -160,9 +164,10 @@ func planWorkers(jobs []JobSpec) ([]*jobRun, error) {
 				return nil, fmt.Errorf("job %q: %w", j.Name, err)
 			}
 			for lane := 0; lane < r.lanes; lane++ {
+				cpus := place.cpusFor(ji, c, lane, r.lanes)
 				r.workers = append(r.workers, &worker{
 					job: j, jobID: ji, clone: c, lane: lane, lanes: r.lanes, depth: p.depth,
-					files: files, kind: r.kind,
+					files: files, kind: r.kind, cpus: cpus,
 				})
 			}
 		}

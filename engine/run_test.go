@@ -441,7 +441,11 @@ func TestWorkerThreadsIsTheNumberOfWorkersPlanned(t *testing.T) {
 	for _, probed := range []backendChoice{{name: EngineIOUring}, psyncFallback} {
 		withProbedBackend(t, probed)
 		jobs, _ := job(t, "--size=1m", "--directory="+t.TempDir(), "--name=a", "--numjobs=3", "--iodepth=5", "--name=b", "--ioengine=psync", "--iodepth=7")
-		runs, err := planWorkers(jobs)
+		place, err := newPlacement(jobs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs, err := planWorkers(jobs, place)
 		if err != nil {
 			t.Fatal(err)
 		}

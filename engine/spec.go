@@ -117,6 +117,11 @@ type JobSpec struct {
 	ZeroBuffers bool
 	// Fill is the data set policy: ifmissing, always or never.
 	Fill string
+	// CPUsAllowed restricts the job's threads to these CPUs (fio's
+	// cpus_allowed); empty, anywhere (see affinity.go). CPUsAllowedPolicy
+	// is shared or split.
+	CPUsAllowed       []int
+	CPUsAllowedPolicy string
 	// Options are the options given for this job (not inherited from the
 	// global section), echoed as fio's "job options".
 	Options map[string]string

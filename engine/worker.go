@@ -37,6 +37,8 @@ type worker struct {
 	lane  int
 	lanes int
 	depth int
+	// cpus the worker's thread runs on (see affinity.go); empty: anywhere.
+	cpus []int
 
 	files    []fileSpec
 	fds      []int
@@ -429,7 +431,12 @@ func (w *worker) start(ready chan<- error, begin <-chan struct{}, sched *runSche
 		// Timer slack of 1 ns lets the pacer's short sleeps end on time
 		// (the default 50 µs slack would skew a fast schedule).
 		_ = unix.Prctl(unix.PR_SET_TIMERSLACK, 1, 0, 0, 0)
-		err := w.setup()
+		err := pinThread(w.cpus)
+		if err != nil {
+			err = fmt.Errorf("job %q: placing its thread on CPUs %v: %w", w.job.Name, w.cpus, err)
+		} else {
+			err = w.setup()
+		}
 		ready <- err
 		defer w.close()
 		if err != nil {
