@@ -27,6 +27,9 @@
 #   BENCH_ONLY     run only workloads whose name contains this string
 #   BENCH_RAW      directory to keep every JSON document in (default: a temp dir)
 #   BENCH_BIN      a storagebench binary to use instead of building one
+#   BENCH_ARGS     more arguments for both tools on every line, such as
+#                  "--cpus_allowed=0-1 --cpus_allowed_policy=split" to compare
+#                  them with their threads pinned
 set -euo pipefail
 
 BENCH_FILE=${BENCH_FILE:-/var/tmp/storagebench-bench/bench.dat}
@@ -35,6 +38,7 @@ BENCH_RUNTIME=${BENCH_RUNTIME:-5}
 BENCH_TARGETS=${BENCH_TARGETS:-device file}
 BENCH_ROUNDS=${BENCH_ROUNDS:-3}
 BENCH_ONLY=${BENCH_ONLY:-}
+read -r -a bench_args <<<"${BENCH_ARGS:-}"
 (( BENCH_ROUNDS >= 3 )) || { echo "BENCH_ROUNDS must be at least 3" >&2; exit 2; }
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -127,9 +131,9 @@ bench() {
 	raw_dir=$raw/$3
 	mkdir -p "$raw_dir"
 	local common=(--filename="$target" --size="$BENCH_SIZE" --direct=1
-		--time_based --runtime="$BENCH_RUNTIME" --group_reporting --output-format=json)
+		--time_based --runtime="$BENCH_RUNTIME" --group_reporting --output-format=json "${bench_args[@]}")
 	echo "$what"
-	echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; $(uname -r); fio $(fio --version); $target ($BENCH_SIZE); ${BENCH_RUNTIME}s x ${BENCH_ROUNDS} rounds each"
+	echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; $(uname -r); fio $(fio --version); $target ($BENCH_SIZE); ${BENCH_RUNTIME}s x ${BENCH_ROUNDS} rounds each${BENCH_ARGS:+; both tools with $BENCH_ARGS}"
 	printf '%-34s %9s %9s %6s | %8s %8s %6s | %8s %8s %6s | %13s %13s | %-11s | %s\n' \
 		workload fio_iops sb_iops ratio cpu_fio cpu_sb ratio pcpu_fio pcpu_sb ratio "fio_p50/p99" "sb_p50/p99" "qd fio/sb" "iops spread fio / sb"
 	printf '%-34s %9s %9s %6s | %8s %8s %6s | %8s %8s %6s | %13s %13s | %-11s |\n' \
