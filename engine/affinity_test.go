@@ -8,6 +8,7 @@ import (
 	"os"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -52,17 +53,24 @@ func TestPlacementRefusesAJobWithNoUsableCPU(t *testing.T) {
 	}
 }
 
-func TestPinThreadRestrictsTheCallingThread(t *testing.T) {
+// processCPUs lists the CPUs this process may use.
+func processCPUs(t *testing.T) []int {
+	t.Helper()
 	var set unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &set); err != nil {
 		t.Fatal(err)
 	}
-	first := -1
-	for c := 0; c < maxCPU && first < 0; c++ {
+	var cpus []int
+	for c := 0; c < maxCPU; c++ {
 		if set.IsSet(c) {
-			first = c
+			cpus = append(cpus, c)
 		}
 	}
+	return cpus
+}
+
+func TestPinThreadRestrictsTheCallingThread(t *testing.T) {
+	first := processCPUs(t)[0]
 	got := make(chan unix.CPUSet, 1)
 	errs := make(chan error, 1)
 	go func() {
@@ -86,16 +94,7 @@ func TestPinThreadRestrictsTheCallingThread(t *testing.T) {
 }
 
 func TestRunWithCPUsAllowed(t *testing.T) {
-	var set unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &set); err != nil {
-		t.Fatal(err)
-	}
-	var usable []int
-	for c := 0; c < maxCPU; c++ {
-		if set.IsSet(c) {
-			usable = append(usable, c)
-		}
-	}
+	usable := processCPUs(t)
 	doc := mustRun(t, "--name=pinned", "--directory="+t.TempDir(), "--size=256k", "--rw=randread", "--bs=4k",
 		"--numjobs=2", "--cpus_allowed="+formatCPUList(usable), "--cpus_allowed_policy=split")
 	if len(doc.Jobs) != 2 || doc.Jobs[0].Read.TotalIOs != 64 || doc.Jobs[1].Read.TotalIOs != 64 {
@@ -104,26 +103,18 @@ func TestRunWithCPUsAllowed(t *testing.T) {
 	// Each of the job's threads got one of the CPUs, in turn.
 	jobs, _ := job(t, "--name=pinned", "--directory="+t.TempDir(), "--size=256k", "--numjobs=3",
 		"--cpus_allowed="+formatCPUList(usable), "--cpus_allowed_policy=split")
-	place, err := newPlacement(jobs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	runs, err := planWorkers(jobs, place)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, w := range runs[0].workers {
+	for i, w := range plannedWorkers(t, jobs)[0].workers {
 		if want := []int{usable[i%len(usable)]}; !reflect.DeepEqual(w.cpus, want) {
 			t.Errorf("thread %d placed on %v, want %v", i, w.cpus, want)
 		}
 	}
 
-	if set.IsSet(1023) {
+	if slices.Contains(usable, 1023) {
 		t.Skip("this process may use CPU 1023")
 	}
 	dir := t.TempDir()
 	jobs, opts := job(t, "--name=nowhere", "--directory="+dir, "--size=1m", "--cpus_allowed=1023")
-	_, err = Run(context.Background(), jobs, opts)
+	_, err := Run(context.Background(), jobs, opts)
 	if err == nil || !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), `job "nowhere": cpus_allowed: none of CPUs 1023`) {
 		t.Fatalf("error %v, want the cpus_allowed usage error", err)
 	}

@@ -29,6 +29,21 @@ func job(t *testing.T, args ...string) ([]JobSpec, RunOptions) {
 	return jobs, opts
 }
 
+// plannedWorkers places and plans jobs as Run does, failing the test on an
+// error.
+func plannedWorkers(t *testing.T, jobs []JobSpec) []*jobRun {
+	t.Helper()
+	place, err := newPlacement(jobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := planWorkers(jobs, place)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runs
+}
+
 func mustRun(t *testing.T, args ...string) *result.Document {
 	t.Helper()
 	jobs, opts := job(t, args...)
@@ -441,16 +456,8 @@ func TestWorkerThreadsIsTheNumberOfWorkersPlanned(t *testing.T) {
 	for _, probed := range []backendChoice{{name: EngineIOUring}, psyncFallback} {
 		withProbedBackend(t, probed)
 		jobs, _ := job(t, "--size=1m", "--directory="+t.TempDir(), "--name=a", "--numjobs=3", "--iodepth=5", "--name=b", "--ioengine=psync", "--iodepth=7")
-		place, err := newPlacement(jobs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		runs, err := planWorkers(jobs, place)
-		if err != nil {
-			t.Fatal(err)
-		}
 		workers := 0
-		for _, r := range runs {
+		for _, r := range plannedWorkers(t, jobs) {
 			workers += len(r.workers)
 		}
 		if threads, detail := WorkerThreads(jobs); threads != workers {
