@@ -45,12 +45,18 @@ func (e *LogReadError) Unwrap() error { return e.Err }
 // end (it was killed, or never started).
 var ErrNoReport = errors.New("no client report in the log")
 
-// WriteClientReport writes the framed report.
+// WriteClientReport writes the framed report, with what the merge reads of
+// each engine document (client_report_wire.go).
 func WriteClientReport(w io.Writer, r *ClientReport) error {
-	body, err := json.Marshal(r)
+	body, err := json.Marshal(wireReport(r))
 	if err != nil {
 		return fmt.Errorf("encoding the client report: %w", err)
 	}
+	return writeFrame(w, body)
+}
+
+// writeFrame writes a report's JSON body framed for a pod log.
+func writeFrame(w io.Writer, body []byte) error {
 	sum := sha256.Sum256(body)
 	var out bytes.Buffer
 	out.WriteString(beginMarker + "\n")
@@ -60,7 +66,7 @@ func WriteClientReport(w io.Writer, r *ClientReport) error {
 		out.WriteByte('\n')
 	}
 	fmt.Fprintf(&out, "%s%s%s\n", endPrefix, hex.EncodeToString(sum[:]), endSuffix)
-	_, err = w.Write(out.Bytes())
+	_, err := w.Write(out.Bytes())
 	return err
 }
 

@@ -51,8 +51,9 @@ func ClientLog(p *plan.Plan, client int32, start plan.StartRecord) (string, erro
 // EngineDocument is one cell's engine result on one client, from SamplesFor:
 // 4 KiB IOs, one per sample, over one second. Besides what the merge reads
 // it holds what the engine prints too (fio's percentile tables, latency
-// distribution, queue-depth levels, job options, a time series), so that
-// reading reports costs what it costs with real clients.
+// distribution, queue-depth levels, job options, a time series), as a real
+// client's document does: WriteClientReport, not the harness, decides what
+// of it travels in the log.
 func EngineDocument(cell sbv1.Cell, client int32, cellIndex int, start time.Time) *result.Document {
 	job := result.Job{JobName: cell.Name, JobOptions: map[string]string{"name": cell.Name, "rw": "randrw", "bs": "4k", "iodepth": "32", "direct": "1"},
 		IODepth: map[string]float64{"1": 0, "2": 0, "4": 0, "8": 0, "16": 0, "32": 100, ">=64": 0}, UsrCPU: 10, SysCPU: 30}
