@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"sync"
+	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 
@@ -10,29 +11,41 @@ import (
 )
 
 // written remembers the resourceVersion of each benchmark as this process
-// last wrote it (its status patch's answer).
+// last wrote it (its status patch's answer), and when (the pass's time).
 type written struct {
 	mu       sync.Mutex
-	versions map[types.NamespacedName]string
+	versions map[types.NamespacedName]writtenVersion
 }
 
-func (w *written) set(key types.NamespacedName, version string) {
+type writtenVersion struct {
+	version string
+	at      time.Time
+}
+
+func (w *written) set(key types.NamespacedName, version string, at time.Time) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.versions == nil {
-		w.versions = map[types.NamespacedName]string{}
+		w.versions = map[types.NamespacedName]writtenVersion{}
 	}
 	if version == "" {
 		delete(w.versions, key)
 		return
 	}
-	w.versions[key] = version
+	w.versions[key] = writtenVersion{version: version, at: at}
 }
 
 func (w *written) get(key types.NamespacedName) string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.versions[key]
+	return w.versions[key].version
+}
+
+// at is when this process last wrote the benchmark (zero: not known).
+func (w *written) at(key types.NamespacedName) time.Time {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.versions[key].at
 }
 
 // readBenchmark reads a benchmark for a pass. Status is where a pass

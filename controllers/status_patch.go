@@ -18,7 +18,8 @@ import (
 // megabytes per pass at the documented maxima. The patch first sets the
 // resourceVersion the pass read: the API server refuses it with a conflict
 // when the object has changed since (a newer pass stored something), the
-// optimistic lock of MergeFromWithOptimisticLock.
+// optimistic lock of MergeFromWithOptimisticLock. It is nil when the two
+// statuses store the same JSON.
 func statusPatch(before, after *sbv1.StorageBenchmark) (client.Patch, error) {
 	from, err := json.Marshal(map[string]any{"status": before.Status})
 	if err != nil {
@@ -31,6 +32,11 @@ func statusPatch(before, after *sbv1.StorageBenchmark) (client.Patch, error) {
 	ops, err := jsonpatch.CreatePatch(from, to)
 	if err != nil {
 		return nil, fmt.Errorf("computing the status patch: %w", err)
+	}
+	if len(ops) == 0 {
+		// Different in memory, the same as stored (times are stored to
+		// the second): nothing to write.
+		return nil, nil
 	}
 	lock := jsonpatch.NewOperation("replace", "/metadata/resourceVersion", before.ResourceVersion)
 	data, err := json.Marshal(append([]jsonpatch.Operation{lock}, ops...))

@@ -6,12 +6,11 @@ package controllers
 
 import (
 	"context"
-	"fmt"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -74,7 +73,7 @@ func (r *StorageBenchmarkReconciler) Reconcile(ctx context.Context, req ctrl.Req
 		if apierrors.IsNotFound(err) {
 			r.references.forget(req.NamespacedName)
 			r.generations.forget(req.NamespacedName)
-			r.written.set(req.NamespacedName, "")
+			r.written.set(req.NamespacedName, "", time.Time{})
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -99,22 +98,14 @@ func (r *StorageBenchmarkReconciler) Reconcile(ctx context.Context, req ctrl.Req
 
 	// A pass that decided nothing new writes nothing: a status PATCH costs
 	// the API server and etcd a write and every watcher an event.
-	if !equality.Semantic.DeepEqual(before.Status, bench.Status) {
-		// The patch carries the resourceVersion the pass started from: a
-		// pass that read a stale copy must not overwrite what a newer pass
-		// stored, lists included.
-		patch, err := statusPatch(before, bench)
-		if err != nil {
-			return ctrl.Result{}, err
-		}
-		if err := r.Status().Patch(ctx, bench, patch); err != nil {
-			r.written.set(req.NamespacedName, "")
-			if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
-				return ctrl.Result{RequeueAfter: conflictRequeue}, nil
-			}
-			return ctrl.Result{}, fmt.Errorf("writing status of %s: %w", req.NamespacedName, err)
-		}
-		r.written.set(req.NamespacedName, bench.ResourceVersion)
+	wait, lost, err := r.writeStatus(ctx, req.NamespacedName, before, p)
+	switch {
+	case err != nil:
+		return ctrl.Result{}, err
+	case lost:
+		return ctrl.Result{RequeueAfter: conflictRequeue}, nil
+	case wait > 0:
+		result = soonest(result, wait)
 	}
 	// Events go out only once the status they explain is stored.
 	for _, e := range p.events {

@@ -1,0 +1,81 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
+)
+
+// progressWriteInterval is how often a pass whose only news is progress
+// (how many claims are bound or clients ready, how many clients have handed
+// over results, how many cell runs are done) writes it. Children change in
+// bursts: 64 client pods become ready one by one, and at 16 targets x 64
+// clients two thirds of all status writes were such counts, each one a
+// write to etcd and an event with the whole object to every watcher
+// (docs/controller-scale.md). A person watching `kubectl get` loses
+// nothing at this pace; any other change is written at once.
+const progressWriteInterval = 2 * time.Second
+
+// writeStatus stores what the pass decided. It writes nothing when nothing
+// changed as stored (a time equal to the second, an empty list instead of
+// none). A change of progress alone that has no events to go with it waits
+// until progressWriteInterval after the last write: then wait says when to
+// look again, so that the count is written even if nothing else happens.
+// lost means a newer write won (or the benchmark is gone): what the pass
+// decided was not stored.
+func (r *StorageBenchmarkReconciler) writeStatus(ctx context.Context, key types.NamespacedName, before *sbv1.StorageBenchmark, p *pass) (wait time.Duration, lost bool, err error) {
+	after := p.bench
+	if equality.Semantic.DeepEqual(before.Status, after.Status) {
+		return 0, false, nil
+	}
+	if len(p.events) == 0 && progressOnly(&before.Status, &after.Status) {
+		if since := p.now.Sub(r.written.at(key)); since >= 0 && since < progressWriteInterval {
+			return progressWriteInterval - since, false, nil
+		}
+	}
+	// The patch carries the resourceVersion the pass started from: a pass
+	// that read a stale copy must not overwrite what a newer pass stored,
+	// lists included.
+	patch, err := statusPatch(before, after)
+	if err != nil || patch == nil {
+		return 0, false, err
+	}
+	if err := r.Status().Patch(ctx, after, patch); err != nil {
+		r.written.set(key, "", time.Time{})
+		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+			return 0, true, nil
+		}
+		return 0, false, fmt.Errorf("writing status of %s: %w", key, err)
+	}
+	r.written.set(key, after.ResourceVersion, p.now)
+	return 0, false, nil
+}
+
+// progressOnly reports whether two statuses differ in progress alone: the
+// cell runs done and the targets' messages, which say how far a phase got.
+func progressOnly(before, after *sbv1.StorageBenchmarkStatus) bool {
+	if before.Progress == nil || after.Progress == nil || len(before.Targets) != len(after.Targets) {
+		return false
+	}
+	same := after.DeepCopy()
+	same.Progress.CellsDone, same.Progress.Summary = before.Progress.CellsDone, before.Progress.Summary
+	for i := range same.Targets {
+		same.Targets[i].Message = before.Targets[i].Message
+	}
+	return equality.Semantic.DeepEqual(before, same)
+}
+
+// soonest is result, looked at again no later than after.
+func soonest(result ctrl.Result, after time.Duration) ctrl.Result {
+	if result.RequeueAfter == 0 || after < result.RequeueAfter {
+		result.RequeueAfter = after
+	}
+	return result
+}
