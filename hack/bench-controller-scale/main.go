@@ -4,8 +4,8 @@
 // real reconciler in a manager against a real etcd and kube-apiserver
 // (envtest) and plays the cluster's other parts itself (internal/fakecluster:
 // bound claims, ready pods, client logs with real engine reports and
-// histograms), with a fake clock so that timetables take no time. It prints
-// one row per measurement; see docs/controller-scale.md for how to read it.
+// histograms), with a clock that leaps over timetables, which take no
+// time. It prints one row per measurement; see docs/controller-scale.md for how to read it.
 //
 //	hack/bench-controller-scale.sh [-shapes 1x1x1,2x8x8,...] [-many 50]
 //
@@ -54,6 +54,11 @@ func run(shapeList string, many, workers int, timeout time.Duration, profiles st
 			return err
 		}
 		list = append(list, sh)
+	}
+	if profiles != "" {
+		if err := os.MkdirAll(profiles, 0o755); err != nil {
+			return fmt.Errorf("-profiles: %w", err)
+		}
 	}
 	b, err := startBench(workers, timeout)
 	if err != nil {

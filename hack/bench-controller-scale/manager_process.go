@@ -13,13 +13,14 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/clientcmd"
-	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -33,7 +34,7 @@ import (
 // The manager runs in a process of its own, so that what it allocates,
 // the heap it needs and the CPU it uses are its own, not the harness's
 // (which writes the client logs and plays the kubelet). The harness drives
-// its fake clock and reads its figures over HTTP on loopback, and hands it
+// its clock and reads its figures over HTTP on loopback, and hands it
 // the client logs as files.
 
 // managerStats are the manager process's figures since it started.
@@ -79,7 +80,7 @@ func runManagerProcess(kubeconfig, logDir string, workers int, profile string) e
 	if err != nil {
 		return err
 	}
-	clock := clocktesting.NewFakeClock(time.Now())
+	clock := &leapingClock{}
 	pods := controllers.ClientPodConfig{Image: "storagebench:bench", ImagePullPolicy: corev1.PullNever}
 	if err := controllers.Setup(mgr, controllers.Options{Logs: fileLogs{dir: logDir}, ClientPods: pods, Clock: clock, MaxConcurrentReconciles: workers}); err != nil {
 		return err
@@ -87,7 +88,6 @@ func runManagerProcess(kubeconfig, logDir string, workers int, profile string) e
 	peak := &heapPeak{}
 	go peak.follow()
 
-	var clockMu sync.Mutex
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /clock", func(w http.ResponseWriter, r *http.Request) {
 		ns, err := strconv.ParseInt(r.URL.Query().Get("to"), 10, 64)
@@ -95,11 +95,7 @@ func runManagerProcess(kubeconfig, logDir string, workers int, profile string) e
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		clockMu.Lock()
-		if to := time.Unix(0, ns); to.After(clock.Now()) {
-			clock.SetTime(to)
-		}
-		clockMu.Unlock()
+		clock.leapTo(time.Unix(0, ns))
 	})
 	mux.HandleFunc("GET /stats", func(w http.ResponseWriter, _ *http.Request) {
 		reconciles, wait := controllerMetrics()
@@ -203,7 +199,9 @@ func startManagerProcess(env *testenv.Env, logDir string, workers int, profile s
 	if _, scanErr := fmt.Sscanf(line, "listening %s", &addr); err != nil || scanErr != nil {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
-		return nil, fmt.Errorf("the manager process did not start (see %s): %q %v", stderr.Name(), line, err)
+		// The log directory is removed when the program ends: quote the
+		// log's end rather than pointing at a file that will be gone.
+		return nil, fmt.Errorf("the manager process did not start: %q %v; the end of its log:\n%s", line, err, logTail(stderr.Name(), 20))
 	}
 	return &managerProcess{addr: addr, stop: func() error {
 		_ = cmd.Process.Signal(os.Interrupt)
@@ -236,3 +234,40 @@ func (m *managerProcess) advanceTo(t time.Time) error {
 }
 
 func execSelf(args ...string) *exec.Cmd { return exec.Command(os.Args[0], args...) }
+
+// logTail is the last lines of a log file, or why it could not be read.
+func logTail(path string, lines int) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	all := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	return strings.Join(all[max(0, len(all)-lines):], "\n")
+}
+
+// leapingClock is the manager's clock: real time plus a lead that the
+// harness adds to. It runs as a cluster's clock does while claims bind and
+// pods start and finish (the controller paces some status writes by it),
+// and leaps over the timetable, whose cells take no time here.
+type leapingClock struct {
+	clock.RealClock
+	mu   sync.Mutex
+	lead time.Duration
+}
+
+func (c *leapingClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Now().Add(c.lead)
+}
+
+func (c *leapingClock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
+
+// leapTo moves the clock to t, if t is ahead of it.
+func (c *leapingClock) leapTo(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ahead := t.Sub(time.Now().Add(c.lead)); ahead > 0 {
+		c.lead += ahead
+	}
+}

@@ -8,7 +8,7 @@ import (
 )
 
 func printHeader() {
-	fmt.Printf("controller scale: %d CPUs, GOMAXPROCS %d, %s, envtest (etcd + kube-apiserver), fake clock; started %s\n",
+	fmt.Printf("controller scale: %d CPUs, GOMAXPROCS %d, %s, envtest (etcd + kube-apiserver), leaping clock; started %s\n",
 		runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), time.Now().Format(time.RFC3339))
 	fmt.Printf("%-12s %8s %8s %8s %6s %8s %6s %6s %9s %5s %9s %9s %9s %9s %8s %8s  %s\n",
 		"shape", "wall", "ctrl", "ctrlCPU", "recon", "queue", "api", "spatch", "spatchKB", "409s", "objectKB", "statusKB", "managedKB", "cmKB", "allocMB", "heapMB", "top requests")
