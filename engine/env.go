@@ -23,10 +23,7 @@ func environment(targets []*target) result.Environment {
 	if unix.Uname(&uts) == nil {
 		env.Kernel = unix.ByteSliceToString(uts.Release[:])
 	}
-	var si unix.Sysinfo_t
-	if unix.Sysinfo(&si) == nil {
-		env.MemoryBytes = int64(si.Totalram) * int64(si.Unit)
-	}
+	env.MemoryBytes = memoryBytes()
 	if len(targets) > 0 {
 		t := targets[0]
 		if t.device {
@@ -44,4 +41,13 @@ func environment(targets []*target) result.Environment {
 		}
 	}
 	return env
+}
+
+// memoryBytes is the machine's total memory, 0 when unknown.
+func memoryBytes() int64 {
+	var si unix.Sysinfo_t
+	if unix.Sysinfo(&si) != nil {
+		return 0
+	}
+	return int64(si.Totalram) * int64(si.Unit)
 }

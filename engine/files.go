@@ -37,8 +37,9 @@ func (j *JobSpec) clonePaths(c int) []string {
 	if dir == "" {
 		dir = "."
 	}
+	stem := j.fileStem()
 	for n := 0; n < j.NrFiles; n++ {
-		paths = append(paths, filepath.Join(dir, j.Name+"."+strconv.Itoa(c)+"."+strconv.Itoa(n)))
+		paths = append(paths, filepath.Join(dir, stem+"."+strconv.Itoa(c)+"."+strconv.Itoa(n)))
 	}
 	return paths
 }

@@ -18,6 +18,7 @@ type fioReport struct {
 	Timestamp  int64  `json:"timestamp"`
 	Jobs       []struct {
 		JobName    string             `json:"jobname"`
+		GroupID    int                `json:"groupid"`
 		Error      int                `json:"error"`
 		JobOptions map[string]string  `json:"job options"`
 		JobRuntime int64              `json:"job_runtime"`

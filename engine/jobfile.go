@@ -5,24 +5,35 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 )
 
-// maxJobFileBytes bounds a job file: they are a few lines long, and one may
-// come from an untrusted spec.
+// maxJobFileBytes bounds a job file with everything it includes: they are
+// a few lines long, and a bigger one is a mistake.
 const maxJobFileBytes = 1 << 20
 
 // maxJobFileLine bounds one line (the scanner's buffer): no fio option
 // needs more, and a longer one is a binary or a mistake.
 const maxJobFileLine = 64 << 10
 
-// ParseJobFile parses a fio job file: an ini file with [global] sections
-// (options inherited by the job sections after them) and one section per
-// job, "key=value" or "key" (flag) lines, and comments starting with ; or #.
-// The jobs run concurrently, like fio's without stonewall. filename is used
-// in error messages, which carry file:line and wrap ErrUsage.
+// maxIncludeDepth bounds nested includes. fio has no bound and recurses
+// until it runs out of file descriptors on a file that includes itself;
+// nobody nests shared settings this deep on purpose.
+const maxIncludeDepth = 16
+
+// ParseJobFile parses a fio job file as fio reads it: an ini file with
+// [global] sections (options inherited by the job sections after them) and
+// one section per job, "key=value" or "key" (flag) lines; a ';' or '#'
+// starts a comment anywhere on a line; "include FILE" reads FILE's options
+// (relative to the including file's directory) into the section it is in;
+// ${VAR} in a value is the environment variable VAR (empty when unset), and
+// $pagesize, $mb_memory and $ncpus are this machine's. filename is used to
+// resolve includes and in error messages, which carry file:line and wrap
+// ErrUsage.
 func ParseJobFile(r io.Reader, filename string) ([]JobSpec, error) {
 	jobs, _, err := parseJobFile(r, filename)
 	return jobs, err
@@ -31,94 +42,181 @@ func ParseJobFile(r io.Reader, filename string) ([]JobSpec, error) {
 // parseJobFile also returns the report options the file set
 // (group_reporting, percentile_list) and its global options.
 func parseJobFile(r io.Reader, filename string) ([]JobSpec, RunOptions, error) {
-	p := newParser()
-	sc := bufio.NewScanner(io.LimitReader(r, maxJobFileBytes+1))
-	sc.Buffer(make([]byte, maxJobFileLine), maxJobFileLine)
-	// Every message carries file:line and quotes what the user wrote with
-	// excerpt only: a job file may be a binary given by mistake.
-	fail := func(line int, format string, a ...any) ([]JobSpec, RunOptions, error) {
-		return nil, RunOptions{}, fmt.Errorf("%w: %s:%d: "+format, append([]any{ErrUsage, filename, line}, a...)...)
+	f := &jobFileReader{p: newParser(), expand: newValueExpander()}
+	if err := f.read(r, filename, 0); err != nil {
+		return nil, RunOptions{}, err
 	}
-	line, size := 0, 0
-	seenSection := false
-	for sc.Scan() {
-		line++
-		size += len(sc.Bytes()) + 1
-		if size > maxJobFileBytes {
-			return fail(line, "job file larger than %d bytes", maxJobFileBytes)
-		}
-		text := strings.TrimSpace(sc.Text())
-		if line == 1 {
-			text = strings.TrimPrefix(text, "\ufeff") // editors' byte order mark
-		}
-		// Comments are skipped first: fio does not read them, whatever
-		// their encoding.
-		if text == "" || text[0] == ';' || text[0] == '#' {
-			continue
-		}
-		if !isText(text) {
-			return fail(line, "line is not text (control characters or invalid UTF-8): %s; is this a fio job file?", excerpt(text))
-		}
-		if directive(text) == "include" {
-			// fio's include pulls another file in; wherever it
-			// stands, the answer is the same.
-			return fail(line, "include is not supported; put the included file's options into this one")
-		}
-		if text[0] == '[' {
-			if !strings.HasSuffix(text, "]") {
-				return fail(line, "section header %s lacks its closing ]", excerpt(text))
-			}
-			name := strings.TrimSpace(text[1 : len(text)-1])
-			if name == "" {
-				return fail(line, "empty section name")
-			}
-			seenSection = true
-			if name == "global" {
-				// Options apply to the globals while no job is open.
-				p.closeJob()
-				continue
-			}
-			p.startJob(name)
-			p.lines = append(p.lines, line)
-			p.cur.Options["name"] = name
-			continue
-		}
-		if !seenSection {
-			return fail(line, "option %s before any [section]", excerpt(text))
-		}
-		key, value, hasValue := strings.Cut(text, "=")
-		key, value = strings.TrimSpace(key), strings.TrimSpace(value)
-		key = canonicalName(key)
-		if key == "name" {
-			return fail(line, "name= inside a section is not supported; the section header names the job")
-		}
-		if !knownOption(key) {
-			return fail(line, "unknown or unsupported option %s", excerpt(key))
-		}
-		if !hasValue {
-			if !isFlag(key) {
-				return fail(line, "option %q needs a value", key)
-			}
-			value = "1"
-		}
-		if err := p.set(key, value, false); err != nil {
-			return fail(line, "%s=%s: %w", key, excerptValue(value), err)
-		}
-	}
-	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
-		return fail(line+1, "line is longer than %d bytes, the limit for one line of a job file", maxJobFileLine)
-	} else if err != nil {
-		return fail(line+1, "%w", err)
-	}
-	jobs, err := p.finish(filename)
+	jobs, err := f.p.finish(filename)
 	if err != nil {
 		return nil, RunOptions{}, err
 	}
 	if len(jobs) == 0 {
-		return fail(line, "no job section")
+		return nil, RunOptions{}, fmt.Errorf("%w: %s:%d: no job section", ErrUsage, filename, f.lastLine)
 	}
-	return jobs, p.opts, nil
+	return jobs, f.p.opts, nil
 }
+
+// jobFileReader reads a job file and the files it includes into a parser.
+type jobFileReader struct {
+	p           *parser
+	expand      func(string) (string, error)
+	seenSection bool
+	size        int // bytes read, includes counted
+	lastLine    int // of the top-level file
+}
+
+// read reads one file; depth is 0 for the job file itself and counts
+// includes below it.
+func (f *jobFileReader) read(r io.Reader, filename string, depth int) error {
+	sc := bufio.NewScanner(io.LimitReader(r, int64(maxJobFileBytes-f.size)+1))
+	sc.Buffer(make([]byte, maxJobFileLine), maxJobFileLine)
+	// Every message carries file:line and quotes what the user wrote with
+	// excerpt only: a job file may be a binary given by mistake.
+	line := 0
+	fail := func(format string, a ...any) error {
+		return fmt.Errorf("%w: %s:%d: "+format, append([]any{ErrUsage, filename, line}, a...)...)
+	}
+	for sc.Scan() {
+		line++
+		if depth == 0 {
+			f.lastLine = line
+		}
+		f.size += len(sc.Bytes()) + 1
+		if f.size > maxJobFileBytes {
+			return fail("job file larger than %d bytes (with what it includes)", maxJobFileBytes)
+		}
+		text := sc.Text()
+		if line == 1 {
+			text = strings.TrimPrefix(text, "\ufeff") // editors' byte order mark
+		}
+		// A comment starts at the first ';' or '#' wherever it stands,
+		// as fio reads it (so neither can be part of a value), and is
+		// skipped before anything else: fio does not read it, whatever
+		// its encoding.
+		if i := strings.IndexAny(text, ";#"); i >= 0 {
+			text = text[:i]
+		}
+		text = strings.TrimSpace(text)
+		if text == "" {
+			continue
+		}
+		if !isText(text) {
+			return fail("line is not text (control characters or invalid UTF-8): %s; is this a fio job file?", excerpt(text))
+		}
+		if directive(text) == "include" {
+			var inner *includedFileError
+			switch err := f.include(text, filename, depth); {
+			case errors.As(err, &inner):
+				// The included file's error names its own file and line.
+				return fmt.Errorf("%w (included from %s:%d)", inner.err, filename, line)
+			case err != nil:
+				return fail("%w", err)
+			}
+			continue
+		}
+		if text[0] == '[' {
+			if depth > 0 {
+				return fail("a section header (%s) in an included file: fio allows only options there", excerpt(text))
+			}
+			if err := f.section(text, line); err != nil {
+				return fail("%w", err)
+			}
+			continue
+		}
+		if !f.seenSection {
+			return fail("option %s before any [section]", excerpt(text))
+		}
+		if err := f.option(text); err != nil {
+			return fail("%w", err)
+		}
+	}
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		line++
+		return fail("line is longer than %d bytes, the limit for one line of a job file", maxJobFileLine)
+	} else if err != nil {
+		line++
+		return fail("%w", err)
+	}
+	return nil
+}
+
+// section starts a [global] or job section.
+func (f *jobFileReader) section(text string, line int) error {
+	if !strings.HasSuffix(text, "]") {
+		return fmt.Errorf("section header %s lacks its closing ]", excerpt(text))
+	}
+	name := strings.TrimSpace(text[1 : len(text)-1])
+	if name == "" {
+		return errors.New("empty section name")
+	}
+	f.seenSection = true
+	if name == "global" {
+		// Options apply to the globals while no job is open; a [global]
+		// after a job affects the jobs after it only.
+		f.p.closeJob()
+		return nil
+	}
+	f.p.startJob(name)
+	f.p.cur.FileStem = name
+	f.p.lines = append(f.p.lines, line)
+	return nil
+}
+
+// option applies one "key=value" or "key" line.
+func (f *jobFileReader) option(text string) error {
+	key, value, hasValue := strings.Cut(text, "=")
+	key, value = canonicalName(strings.TrimSpace(key)), strings.TrimSpace(value)
+	if !knownOption(key) {
+		return fmt.Errorf("unknown or unsupported option %s", excerpt(key))
+	}
+	if !hasValue {
+		if !isFlag(key) {
+			return fmt.Errorf("option %q needs a value", key)
+		}
+		value = "1"
+	}
+	expanded, err := f.expand(value)
+	if err != nil {
+		return fmt.Errorf("%s=%s: %w", key, excerptValue(value), err)
+	}
+	if err := f.p.set(key, expanded, false); err != nil {
+		return fmt.Errorf("%s=%s: %w", key, excerptValue(expanded), err)
+	}
+	return nil
+}
+
+// include reads the options of the file an "include FILE" (or, as fio also
+// reads it, "include=FILE") line names into the current section.
+func (f *jobFileReader) include(text, from string, depth int) error {
+	name := strings.TrimSpace(text[len("include"):])
+	name = strings.TrimSpace(strings.TrimPrefix(name, "="))
+	if name == "" {
+		return errors.New("include needs a file name: include FILE")
+	}
+	if depth+1 > maxIncludeDepth {
+		return fmt.Errorf("include %s: includes nested deeper than %d (does a file include itself?)", excerpt(name), maxIncludeDepth)
+	}
+	path := name
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(filepath.Dir(from), path)
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("include: %w", err)
+	}
+	defer fh.Close()
+	if err := f.read(fh, path, depth+1); err != nil {
+		return &includedFileError{err}
+	}
+	return nil
+}
+
+// includedFileError is an error in an included file, which already says
+// which file and line.
+type includedFileError struct{ err error }
+
+func (e *includedFileError) Error() string { return e.err.Error() }
+func (e *includedFileError) Unwrap() error { return e.err }
 
 // directive is a line's first word: the option name of "key=value" and of
 // "key value" (fio's include form) alike.

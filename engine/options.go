@@ -103,12 +103,13 @@ func rejectList(s string) error {
 var jobOptions = map[string]option{}
 
 var optionAliases = map[string]string{
-	"blocksize":       "bs",
-	"readwrite":       "rw",
-	"blocksize_range": "bsrange",
-	"ba":              "blockalign",
-	"nr_files":        "nrfiles",
-	"timeout":         "runtime",
+	"blocksize":         "bs",
+	"readwrite":         "rw",
+	"blocksize_range":   "bsrange",
+	"ba":                "blockalign",
+	"nr_files":          "nrfiles",
+	"timeout":           "runtime",
+	"wait_for_previous": "stonewall",
 }
 
 func init() {
@@ -124,6 +125,7 @@ func init() {
 			}
 			return nil
 		}},
+		{name: "description", help: "free text about the job; echoed in the JSON job options, as fio does", apply: func(*JobSpec, string) error { return nil }},
 		{name: "directory", help: "directory for generated files and prefix of relative filenames", apply: func(j *JobSpec, v string) error {
 			if strings.Contains(v, ":") {
 				return fmt.Errorf("several directories (%s) are not supported", excerpt(v))
@@ -191,6 +193,8 @@ func init() {
 		{name: "numjobs", help: "clones of this job, each on its own thread (default 1)", apply: numberOpt(countKind(1), func(j *JobSpec, v int64) { j.NumJobs = int(v) })},
 		{name: "runtime", help: "length of the measured phase (bare number = seconds)", apply: numberOpt(timeKind, func(j *JobSpec, v int64) { j.Runtime = time.Duration(v) })},
 		{name: "ramp_time", help: "warm-up before measuring; stats are reset after it", apply: numberOpt(timeKind, func(j *JobSpec, v int64) { j.Ramp = time.Duration(v) })},
+		{name: "stonewall", flag: true, help: "wait for the jobs before this one to finish, and start a new group", apply: boolOpt(func(j *JobSpec, v bool) { j.Stonewall = v })},
+		{name: "new_group", flag: true, help: "start a new reporting group (groupid; group_reporting merges per group) without waiting", apply: boolOpt(func(j *JobSpec, v bool) { j.NewGroup = v })},
 		{name: "time_based", flag: true, help: "run for runtime even when size is done", apply: boolOpt(func(j *JobSpec, v bool) { j.TimeBased = v })},
 		{name: "direct", flag: true, help: "O_DIRECT (bypass the page cache)", apply: boolOpt(func(j *JobSpec, v bool) { j.Direct = v })},
 		{name: "sync", flag: true, help: "synchronous writes: 1|sync = O_SYNC, dsync = O_DSYNC, 0|none", apply: func(j *JobSpec, s string) error {
@@ -339,8 +343,8 @@ func knownOption(name string) bool {
 
 // ParseArgs parses a fio-style command line: options before the first
 // --name are global, each --name starts a new job that inherits them, and
-// positional arguments are fio job files (read from disk, their jobs run
-// after or beside the command-line jobs, concurrently, as fio does). Options
+// positional arguments are fio job files (read from disk; each runs as a
+// group of its own after the jobs before it, as fio runs them). Options
 // are given as --opt=value, --opt value, or --flag for flags. Unknown or
 // unsupported options are an error naming the option. All errors wrap
 // ErrUsage.
@@ -386,6 +390,11 @@ func ParseArgs(args []string) ([]JobSpec, RunOptions, error) {
 		fh.Close()
 		if err != nil {
 			return nil, RunOptions{}, err
+		}
+		if len(jobs) > 0 {
+			// fio runs each job file as a group of its own, after the
+			// jobs before it (the command line's, the earlier files').
+			fileJobs[0].Stonewall = true
 		}
 		jobs = append(jobs, fileJobs...)
 		p.opts.GroupReporting = p.opts.GroupReporting || fileOpts.GroupReporting
@@ -494,12 +503,13 @@ func (p *parser) finish(where string) ([]JobSpec, error) {
 func checkUniqueNames(jobs []JobSpec) error {
 	seen := map[string]bool{}
 	for _, j := range jobs {
-		if seen[j.Name] && len(j.Filenames) == 0 {
+		stem := j.fileStem()
+		if seen[stem] && len(j.Filenames) == 0 {
 			// Generated file names derive from the job name: two jobs
 			// with one name would share files by accident.
-			return fmt.Errorf("%w: two jobs are named %q and use generated files; give them distinct names", ErrUsage, j.Name)
+			return fmt.Errorf("%w: two jobs are named %q and use generated files; give them distinct names", ErrUsage, stem)
 		}
-		seen[j.Name] = true
+		seen[stem] = true
 	}
 	return nil
 }
@@ -523,8 +533,14 @@ func HelpText() string {
 
 Runs fio-compatible IO jobs with storagebench's engine. The options have fio's
 names and meanings, so the same argument list works for fio; options before the
-first --name are global, each --name starts a job. Job files use fio's ini
-format ([global] and job sections); their jobs run concurrently.
+first --name are global, each --name starts a job. Job files are read as fio
+reads them: [global] and job sections, a comment from the first ; or #
+anywhere on a line, name= to rename a job (its files keep the section's name),
+"include FILE" relative to the including file, ${VAR} from the environment
+(empty when unset) and $pagesize, $mb_memory, $ncpus. Jobs run concurrently
+except across a stonewall (or wait_for_previous): the jobs after it start when
+those before it have finished. Each job file is a group of its own, run after
+the command line's jobs and the files before it, as fio runs them.
 Sizes take fio's units (4k = 4096; as in fio, kib/mib/gib mean powers of 1000);
 times take us, ms, s, m, h (a bare number is seconds).
 
@@ -554,7 +570,7 @@ Job options:
 	fmt.Fprintf(&b, "  --%-28s %s\n", "output-format=FORMAT", cliOnly["output-format"].help)
 	b.WriteString(`
 Aliases: blocksize=bs, readwrite=rw, blocksize_range=bsrange, ba=blockalign,
-nr_files=nrfiles, timeout=runtime.
+nr_files=nrfiles, timeout=runtime, wait_for_previous=stonewall.
 
 Exit status: 0 success, 1 the run failed (partial results are still printed),
 3 usage error.

@@ -22,41 +22,96 @@ type jobRun struct {
 	lanes   int
 }
 
-// Run executes all jobs concurrently (each clone on its own locked OS
-// thread, all starting at the same instant) and returns fio's document with
-// the storagebench extension. It lays the data sets out first when Prepare
-// has not. If the run fails or ctx is cancelled after IO started, it returns
-// the document of what ran, marked Partial with the error, together with the
-// error; if nothing ran, it returns only the error. Errors from bad jobs
-// wrap ErrUsage.
+// Run executes the jobs and returns fio's document with the storagebench
+// extension. Jobs run concurrently (each clone on its own locked OS thread,
+// all starting at the same instant), in groups one after another where a
+// job has Stonewall, as fio's run groups do. It lays the data sets out first
+// when Prepare has not. If the run fails or ctx is cancelled after IO
+// started, it returns the document of what ran, marked Partial with the
+// error, together with the error (the groups after the failure do not run);
+// if nothing ran, it returns only the error. Errors from bad jobs wrap
+// ErrUsage, and every job is checked before the first group starts.
 //
 // For its duration Run raises GOMAXPROCS so that every worker thread, of
 // this run and of any other in flight in the process, has its own P; it is
 // restored when the last run ends.
 func Run(ctx context.Context, jobs []JobSpec, opts RunOptions) (*result.Document, error) {
 	opts.fillDefaults()
-	ex, err := execute(ctx, jobs, opts)
-	if err != nil {
+	if len(jobs) == 0 {
+		return nil, fmt.Errorf("%w: no jobs", ErrUsage)
+	}
+	if err := validateJobs(jobs); err != nil {
 		return nil, err
 	}
-	doc := buildDocument(ex.runs, opts, ex.startWall, ex.targets)
-	if ex.err == nil {
-		return doc, nil
+	var doc *result.Document
+	for _, g := range runGroups(jobs) {
+		ex, err := execute(ctx, g.jobs, opts)
+		if err != nil {
+			if doc == nil {
+				return nil, err
+			}
+			return partialDocument(doc, len(doc.Jobs), err, opts), err
+		}
+		groupStart := 0
+		if doc != nil {
+			groupStart = len(doc.Jobs)
+		}
+		if ex.ran || ex.err == nil {
+			doc = appendGroup(doc, ex, g, opts)
+		}
+		if ex.err != nil {
+			if doc == nil {
+				return nil, ex.err
+			}
+			return partialDocument(doc, groupStart, ex.err, opts), ex.err
+		}
 	}
-	if !ex.ran {
-		return nil, ex.err
+	return doc, nil
+}
+
+// appendGroup adds a finished group's jobs to the document (the first
+// group's document is the document), each reporting group apart so that
+// group_reporting merges within it.
+func appendGroup(doc *result.Document, ex *execution, g runGroup, opts RunOptions) *result.Document {
+	var ids []int
+	byID := map[int][]*jobRun{}
+	for i, r := range ex.runs {
+		id := g.reportGroups[i]
+		if byID[id] == nil {
+			ids = append(ids, id)
+		}
+		byID[id] = append(byID[id], r)
 	}
+	for _, id := range ids {
+		part := buildDocument(byID[id], opts, ex.startWall, ex.targets)
+		for i := range part.Jobs {
+			part.Jobs[i].GroupID = id
+		}
+		if doc == nil {
+			doc = part
+			continue
+		}
+		doc.Jobs = append(doc.Jobs, part.Jobs...)
+		doc.Storagebench.Jobs = append(doc.Storagebench.Jobs, part.Storagebench.Jobs...)
+	}
+	return doc
+}
+
+// partialDocument marks the document of what ran with the error that
+// stopped the run, and the failing job (among the failing group's, from
+// doc.Jobs[groupStart] on) with its errno.
+func partialDocument(doc *result.Document, groupStart int, err error, opts RunOptions) *result.Document {
 	doc.Storagebench.Partial = true
-	doc.Storagebench.Error = ex.err.Error()
+	doc.Storagebench.Error = err.Error()
 	var ioErr *IOError
-	if errors.As(ex.err, &ioErr) {
-		for i := range doc.Jobs {
+	if errors.As(err, &ioErr) {
+		for i := groupStart; i < len(doc.Jobs); i++ {
 			if doc.Jobs[i].JobName == ioErr.Job || opts.GroupReporting {
 				doc.Jobs[i].Error = int(ioErr.Errno)
 			}
 		}
 	}
-	return doc, ex.err
+	return doc
 }
 
 // execution is a finished run before it is reported.
@@ -71,13 +126,8 @@ type execution struct {
 // execute prepares, starts every worker at one instant and waits for all.
 // Errors before IO (preparation, setup) are returned; later ones are in
 // execution.err.
+// The jobs must have passed validateJobs.
 func execute(ctx context.Context, jobs []JobSpec, opts RunOptions) (*execution, error) {
-	if len(jobs) == 0 {
-		return nil, fmt.Errorf("%w: no jobs", ErrUsage)
-	}
-	if err := validateJobs(jobs); err != nil {
-		return nil, err
-	}
 	// The thread budget is checked before anything is laid out or
 	// started: beyond it Go would kill the process. Every worker thread
 	// then gets its own P, so a worker returning from a blocking system

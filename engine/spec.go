@@ -56,6 +56,10 @@ const fioDefaultSeed = 0x89
 type JobSpec struct {
 	// Name is the job's name (--name, or the job file's section).
 	Name string
+	// FileStem, when set, names the generated files instead of Name: a job
+	// file's section name, which a name= in the section does not change
+	// (fio names the files after the section).
+	FileStem string
 	// Filenames are explicit files or block devices (--filename, fio's
 	// colon-separated list). All NumJobs clones share them. When empty,
 	// each clone uses NrFiles files named "<name>.<clone>.<n>" in Directory.
@@ -86,6 +90,11 @@ type JobSpec struct {
 	// blockSizeRange.alignment (sizes in steps of alignment, as Elastifile's
 	// --io-alignment); fio has no such option, and 0 keeps fio's rule.
 	BSStep int64
+	// Stonewall makes the job wait until every job before it has finished
+	// (fio's stonewall, wait_for_previous), and starts a new group.
+	// NewGroup starts a new reporting group without waiting (new_group).
+	// Jobs of one group run concurrently; groups run one after another.
+	Stonewall, NewGroup bool
 	// IODepth is the number of IOs kept in flight per clone.
 	IODepth int
 	// NumJobs is the number of clones.
@@ -249,4 +258,12 @@ func (j *JobSpec) fileCount() int {
 		return len(j.Filenames)
 	}
 	return j.NrFiles
+}
+
+// fileStem is what the job's generated files are named after.
+func (j *JobSpec) fileStem() string {
+	if j.FileStem != "" {
+		return j.FileStem
+	}
+	return j.Name
 }

@@ -42,3 +42,6 @@ func Prepare(ctx context.Context, jobs []JobSpec) error {
 func probe() backendChoice {
 	return backendChoice{name: EnginePsync, reason: errNotLinux{}.Error()}
 }
+
+// memoryBytes is the machine's total memory: unknown here.
+func memoryBytes() int64 { return 0 }

@@ -1,0 +1,137 @@
+//go:build linux
+
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// fioCommand is fio's path. Where fio is missing the comparison is skipped,
+// unless STORAGEBENCH_REQUIRE_FIO is set (CI installs fio and sets it), so
+// that a machine without fio cannot hide a difference.
+func fioCommand(t *testing.T) string {
+	path, err := exec.LookPath("fio")
+	if err != nil {
+		if os.Getenv("STORAGEBENCH_REQUIRE_FIO") != "" {
+			t.Fatalf("fio is required (STORAGEBENCH_REQUIRE_FIO is set): %v", err)
+		}
+		t.Skip("fio is not installed: the job files are not compared with fio's reading of them")
+	}
+	return path
+}
+
+// jobOutcome is what a job file must mean to both tools: each job's name,
+// group and IO counts, and the files the run left.
+type jobOutcome struct {
+	Jobs  []string
+	Files []string
+}
+
+func outcomeOf(t *testing.T, report []byte, dir string) jobOutcome {
+	t.Helper()
+	var r fioReport
+	if err := json.Unmarshal(report, &r); err != nil {
+		t.Fatalf("reading the JSON report: %v\n%s", err, report)
+	}
+	var o jobOutcome
+	for _, j := range r.Jobs {
+		o.Jobs = append(o.Jobs, fmt.Sprintf("%s group %d: %d reads (%d bytes), %d writes (%d bytes)",
+			j.JobName, j.GroupID, j.Read.TotalIOs, j.Read.IOBytes, j.Write.TotalIOs, j.Write.IOBytes))
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Files = append(o.Files, fmt.Sprintf("%s %d", e.Name(), info.Size()))
+	}
+	sort.Strings(o.Files)
+	return o
+}
+
+// The job files in testdata/jobfiles (written for these tests, one per
+// feature of the syntax) must mean to the engine what they mean to fio:
+// the same jobs with the same names, groups and IO counts, and the same
+// files created.
+func TestJobFilesMeanWhatTheyMeanToFio(t *testing.T) {
+	fio := fioCommand(t)
+	for _, files := range [][]string{{"syntax.fio"}, {"include.fio"}, {"groups.fio", "second-file.fio"}} {
+		t.Run(strings.Join(files, "+"), func(t *testing.T) {
+			var paths []string
+			for _, f := range files {
+				paths = append(paths, filepath.Join("testdata", "jobfiles", f))
+			}
+			t.Setenv("SB_JOBFILE_SIZE", "48k")
+
+			fioDir := t.TempDir()
+			t.Setenv("SB_JOBFILE_DIR", fioDir)
+			cmd := exec.Command(fio, append([]string{"--output-format=json"}, paths...)...)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			fioJSON, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("fio: %v\n%s", err, stderr.String())
+			}
+			want := outcomeOf(t, fioJSON, fioDir)
+
+			ourDir := t.TempDir()
+			t.Setenv("SB_JOBFILE_DIR", ourDir)
+			jobs, opts, err := ParseArgs(append([]string{"--output-format=json"}, paths...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc, err := Run(context.Background(), jobs, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ours bytes.Buffer
+			if err := WriteOutput(&ours, doc, opts.OutputFormat); err != nil {
+				t.Fatal(err)
+			}
+			if got := outcomeOf(t, ours.Bytes(), ourDir); !reflect.DeepEqual(got, want) {
+				t.Errorf("the engine read %v as\n  %s\n  files %v\nfio as\n  %s\n  files %v", files,
+					strings.Join(got.Jobs, "\n  "), got.Files, strings.Join(want.Jobs, "\n  "), want.Files)
+			}
+		})
+	}
+}
+
+// A job after a stonewall starts once every job before it has finished.
+func TestAStonewallJobStartsAfterTheJobsBeforeItEnd(t *testing.T) {
+	dir := t.TempDir()
+	jobs, opts, err := ParseArgs([]string{"--directory=" + dir, "--ioengine=psync", "--rw=write", "--bs=4k",
+		"--name=first", "--size=256k", "--name=beside", "--size=128k", "--name=after", "--size=64k", "--stonewall"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := Run(context.Background(), jobs, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ext := doc.Storagebench.Jobs
+	if len(ext) != 3 || doc.Jobs[2].JobName != "after" || doc.Jobs[2].GroupID != 1 || doc.Jobs[1].GroupID != 0 {
+		t.Fatalf("jobs %+v", doc.Jobs)
+	}
+	for _, before := range ext[:2] {
+		if ext[2].StartUnixNano < before.EndUnixNano {
+			t.Errorf("%s started at %d, before %s ended at %d", ext[2].JobName, ext[2].StartUnixNano, before.JobName, before.EndUnixNano)
+		}
+	}
+	if ext[1].StartUnixNano >= ext[0].EndUnixNano {
+		t.Errorf("beside started after first ended: the jobs of one group run concurrently")
+	}
+}
