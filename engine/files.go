@@ -61,9 +61,12 @@ func (j *JobSpec) resolveFiles(c int) ([]fileSpec, error) {
 		default:
 			return nil, fmt.Errorf("%s: %w", p, err)
 		}
-		if j.Size > 0 {
+		switch {
+		case j.FileSize > 0:
+			f.length = j.FileSize
+		case j.Size > 0:
 			f.length = j.Size / int64(len(paths))
-		} else {
+		default:
 			if size < 0 {
 				return nil, fmt.Errorf("%s does not exist and job %q gives no --size", p, j.Name)
 			}

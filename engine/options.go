@@ -109,6 +109,7 @@ var optionAliases = map[string]string{
 	"ba":                "blockalign",
 	"nr_files":          "nrfiles",
 	"timeout":           "runtime",
+	"io_limit":          "io_size",
 	"wait_for_previous": "stonewall",
 }
 
@@ -134,6 +135,13 @@ func init() {
 			return nil
 		}},
 		{name: "size", help: "bytes of IO region per clone, split over its files (default: existing file size)", apply: numberOpt(sizeKind, func(j *JobSpec, v int64) { j.Size = v })},
+		{name: "filesize", help: "length of each file's IO region; size then is only how much IO to do (no ranges)", apply: numberOpt(sizeKind, func(j *JobSpec, v int64) { j.FileSize = v })},
+		{name: "io_size", help: "bytes of IO per clone (default size); more than the region wraps around it", apply: numberOpt(sizeKind, func(j *JobSpec, v int64) { j.IOSize = v })},
+		{name: "loops", help: "repeat the job's IO this many times (default 1; not with time_based)", apply: numberOpt(countKind(1), func(j *JobSpec, v int64) { j.Loops = int(v) })},
+		{name: "number_ios", help: "stop a clone after this many reads and writes, if it has not stopped before", apply: numberOpt(countKind(0), func(j *JobSpec, v int64) { j.NumberIOs = v })},
+		{name: "startdelay", help: "start the job this long after the others (its ramp included)", apply: numberOpt(timeKind, func(j *JobSpec, v int64) { j.StartDelay = time.Duration(v) })},
+		{name: "thread", flag: true, help: "accepted: the engine always runs jobs as threads", apply: func(*JobSpec, string) error { return nil }},
+		{name: "buffered", flag: true, help: "through the page cache (the opposite of direct)", apply: boolOpt(func(j *JobSpec, v bool) { j.Direct = !v })},
 		{name: "nrfiles", help: "generated files per clone (default 1)", apply: numberOpt(countKind(1), func(j *JobSpec, v int64) { j.NrFiles = int(v) })},
 		{name: "offset", help: "start of the IO region in each file", apply: numberOpt(sizeKind, func(j *JobSpec, v int64) { j.Offset = v })},
 		{name: "rw", help: "read|write|randread|randwrite|rw|readwrite|randrw (default read)", apply: func(j *JobSpec, v string) error {
@@ -223,13 +231,19 @@ func init() {
 			j.RateIOPS = int(v)
 			return err
 		}},
-		{name: "ioengine", help: "auto (default: io_uring, else libaio, else psync) | io_uring | libaio | psync", apply: func(j *JobSpec, v string) error {
+		{name: "ioengine", help: "auto (default: io_uring, else libaio, else psync) | io_uring | libaio | psync; sync, pvsync and pvsync2 run psync (one pread or pwrite per IO, where fio's sync uses lseek and read, its pvsync preadv)", apply: func(j *JobSpec, v string) error {
 			switch v {
 			case EngineAuto, EngineIOUring, EngineLibaio, EnginePsync:
 				j.IOEngine = v
 				return nil
+			case "sync", "pvsync", "pvsync2":
+				// The same IOs at the same offsets, one system call
+				// each, from one thread per clone; the echoed job
+				// options keep the name given.
+				j.IOEngine = EnginePsync
+				return nil
 			}
-			return fmt.Errorf("unsupported engine %s (auto, io_uring, libaio, psync)", excerpt(v))
+			return fmt.Errorf("unsupported engine %s (auto, io_uring, libaio, psync, sync, pvsync, pvsync2)", excerpt(v))
 		}},
 		{name: "randrepeat", flag: true, help: "repeat the same random offsets every run (default 1)", apply: boolOpt(func(j *JobSpec, v bool) { j.RandRepeat = v })},
 		{name: "randseed", help: "seed of the random generator (default fio's 0x89)", apply: func(j *JobSpec, s string) error {
@@ -570,7 +584,7 @@ Job options:
 	fmt.Fprintf(&b, "  --%-28s %s\n", "output-format=FORMAT", cliOnly["output-format"].help)
 	b.WriteString(`
 Aliases: blocksize=bs, readwrite=rw, blocksize_range=bsrange, ba=blockalign,
-nr_files=nrfiles, timeout=runtime, wait_for_previous=stonewall.
+nr_files=nrfiles, timeout=runtime, wait_for_previous=stonewall, io_limit=io_size.
 
 Exit status: 0 success, 1 the run failed (partial results are still printed),
 3 usage error.

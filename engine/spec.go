@@ -72,6 +72,20 @@ type JobSpec struct {
 	// Size is the bytes of IO region per clone, split evenly over its
 	// files; 0 means the size of the existing file or device.
 	Size int64
+	// FileSize, when set, is the length of every generated or given file's
+	// IO region (fio's filesize); Size then is only how much IO to do.
+	FileSize int64
+	// IOSize is how many bytes of IO a clone does (fio's io_size, io_limit;
+	// default Size, or the files' lengths): more than the region wraps
+	// around it. Loops repeats the job's IO that many times (default 1).
+	// NumberIOs stops a clone after that many reads and writes, if it has
+	// not stopped before (0: no such limit). All count from the end of
+	// the ramp.
+	IOSize    int64
+	Loops     int
+	NumberIOs int64
+	// StartDelay delays the job's start, ramp included (fio's startdelay).
+	StartDelay time.Duration
 	// Offset is where the IO region starts in every file.
 	Offset int64
 	// RW is fio's access pattern: read, write, randread, randwrite, rw
@@ -217,6 +231,10 @@ func (j *JobSpec) validate() error {
 		return bad("rwmixread", "%d is outside 0..100", j.RWMixRead)
 	case j.Size < 0 || j.Offset < 0:
 		return bad("size/offset", "must not be negative")
+	case j.FileSize < 0 || j.IOSize < 0 || j.NumberIOs < 0 || j.Loops < 0 || j.StartDelay < 0:
+		return bad("filesize/io_size/number_ios/loops/startdelay", "must not be negative")
+	case j.FileSize > 0 && j.FileSize < j.BSMax:
+		return bad("filesize", "%d bytes is less than one block (%d bytes)", j.FileSize, j.BSMax)
 	case j.Runtime < 0 || j.Ramp < 0:
 		return bad("runtime/ramp_time", "must not be negative")
 	case j.TimeBased && j.Runtime == 0:
@@ -243,10 +261,10 @@ func (j *JobSpec) validate() error {
 	default:
 		return bad("fill", "unknown policy %q (ifmissing, always, never)", j.Fill)
 	}
-	if len(j.Filenames) == 0 && j.Size == 0 {
-		return bad("size", "needed when no existing --filename is given")
+	if len(j.Filenames) == 0 && j.Size == 0 && j.FileSize == 0 {
+		return bad("size", "needed when no existing --filename is given (or filesize)")
 	}
-	if j.Size > 0 && j.Size/int64(j.fileCount()) < j.BSMax {
+	if j.FileSize == 0 && j.Size > 0 && j.Size/int64(j.fileCount()) < j.BSMax {
 		return bad("size", "%d bytes over %d file(s) leaves less than one block (%d bytes) per file", j.Size, j.fileCount(), j.BSMax)
 	}
 	return nil
@@ -266,4 +284,28 @@ func (j *JobSpec) fileStem() string {
 		return j.FileStem
 	}
 	return j.Name
+}
+
+// ioBytes is how many bytes of IO a clone does when the job is not time
+// based, given the lengths of its files' regions, as fio counts them:
+// io_size, else size, else the regions; times loops.
+func (j *JobSpec) ioBytes(regions int64) int64 {
+	amount := regions
+	switch {
+	case j.IOSize > 0:
+		amount = j.IOSize
+	case j.Size > 0:
+		amount = j.Size
+	}
+	return amount * int64(max(j.Loops, 1))
+}
+
+// share is lane's part of n split over lanes, the first n%lanes lanes
+// taking one more: the parts add up to n.
+func share(n int64, lane, lanes int) int64 {
+	part := n / int64(lanes)
+	if int64(lane) < n%int64(lanes) {
+		part++
+	}
+	return part
 }

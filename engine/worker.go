@@ -63,6 +63,8 @@ type worker struct {
 
 	limitBytes  int64 // bytes to issue in the measured phase; 0 = no limit
 	issuedBytes int64
+	limitIOs    int64 // reads and writes to issue in the measured phase; 0 = no limit
+	issuedIOs   int64
 	writes      int // since the last fsync
 
 	stats workerStats
@@ -134,14 +136,14 @@ func (w *worker) setup() error {
 	}
 	w.be, w.features = be, features
 	w.timeSlat = w.kind != EnginePsync
-	if !j.TimeBased && j.Size > 0 {
-		w.limitBytes = j.Size / int64(w.lanes)
-	} else if !j.TimeBased {
+	if !j.TimeBased {
+		var regions int64
 		for _, f := range w.files {
-			w.limitBytes += f.length
+			regions += f.length
 		}
-		w.limitBytes /= int64(w.lanes)
+		w.limitBytes = j.ioBytes(regions) / int64(w.lanes)
 	}
+	w.limitIOs = share(j.NumberIOs, w.lane, w.lanes)
 	return nil
 }
 
@@ -168,13 +170,18 @@ type runSchedule struct {
 // then accounts the completions with one timestamp per batch, as fio does.
 func (w *worker) run(s runSchedule) {
 	j := w.job
-	start := s.start
+	start := s.start + int64(j.StartDelay)
 	rampEnd := start + int64(j.Ramp)
 	end := int64(math.MaxInt64)
 	if j.Runtime > 0 {
 		end = rampEnd + int64(j.Runtime)
 	}
 	interval := s.interval
+	if !w.sleepUntil(start, s.stop) {
+		w.stats.begin(nanotime())
+		w.stats.finish(nanotime())
+		return
+	}
 	var pace *pacer
 	if j.RateIOPS > 0 {
 		pace = newPacer(j.RateIOPS, w.lane, w.lanes, start)
@@ -185,7 +192,7 @@ func (w *worker) run(s runSchedule) {
 		measuring = true
 		w.stats.begin(at)
 		nextBoundary = at + interval
-		w.issuedBytes = 0
+		w.issuedBytes, w.issuedIOs = 0, 0
 		if pace != nil {
 			pace.restart(at)
 		}
@@ -210,8 +217,7 @@ func (w *worker) run(s runSchedule) {
 		if !measuring && now >= rampEnd {
 			beginMeasure(rampEnd)
 		}
-		stopping := w.err != nil || now >= end || s.stop.Load() ||
-			(measuring && w.limitBytes > 0 && w.issuedBytes >= w.limitBytes)
+		stopping := w.err != nil || now >= end || s.stop.Load() || (measuring && w.limitReached())
 		if stopping && inflight == 0 {
 			break
 		}
@@ -294,9 +300,9 @@ func (w *worker) run(s runSchedule) {
 // byte limit of the measured phase is reached.
 func (w *worker) prepOne(now int64, pace *pacer, measuring bool) bool {
 	j := w.job
-	// The byte limit (size, when not time_based) counts from the end of
-	// the ramp; the ramp itself is not limited.
-	if measuring && w.limitBytes > 0 && w.issuedBytes >= w.limitBytes {
+	// The limits count from the end of the ramp; the ramp itself is not
+	// limited.
+	if measuring && w.limitReached() {
 		return false
 	}
 	si := w.free[len(w.free)-1]
@@ -340,6 +346,7 @@ func (w *worker) prepOne(now int64, pace *pacer, measuring bool) bool {
 	s.op, s.size, s.off = op, int32(size), off
 	buf := s.buf[:size]
 	w.issuedBytes += size
+	w.issuedIOs++
 	if op == opWrite {
 		w.writes++
 		if !j.ZeroBuffers {
@@ -350,6 +357,27 @@ func (w *worker) prepOne(now int64, pace *pacer, measuring bool) bool {
 		w.be.prepRead(fi, buf, off, int(si))
 	}
 	return true
+}
+
+// sleepUntil waits for a job's delayed start (startdelay), or returns
+// false when the run is stopped meanwhile.
+func (w *worker) sleepUntil(at int64, stop *atomic.Bool) bool {
+	for {
+		left := at - nanotime()
+		if stop.Load() {
+			return false
+		}
+		if left <= 0 {
+			return true
+		}
+		time.Sleep(min(time.Duration(left), 10*time.Millisecond))
+	}
+}
+
+// limitReached reports whether the measured phase has issued all the bytes
+// or IOs it may (size, io_size and loops; number_ios).
+func (w *worker) limitReached() bool {
+	return (w.limitBytes > 0 && w.issuedBytes >= w.limitBytes) || (w.limitIOs > 0 && w.issuedIOs >= w.limitIOs)
 }
 
 // complete accounts the completions in w.comps, all stamped tc.

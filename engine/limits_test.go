@@ -1,0 +1,62 @@
+//go:build linux
+
+package engine
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+func runArgs(t *testing.T, args ...string) []jobIOs {
+	t.Helper()
+	jobs, opts, err := ParseArgs(append([]string{"--directory=" + t.TempDir()}, args...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := Run(context.Background(), jobs, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []jobIOs
+	for i, j := range doc.Jobs {
+		ext := doc.Storagebench.Jobs[i]
+		out = append(out, jobIOs{Name: j.JobName, IOs: j.Read.TotalIOs + j.Write.TotalIOs, Start: time.Unix(0, ext.StartUnixNano)})
+	}
+	return out
+}
+
+// jobIOs is what these tests read of a job's result.
+type jobIOs struct {
+	Name  string
+	IOs   int64
+	Start time.Time
+}
+
+// psync emulates an iodepth with one thread per IO in flight: the lanes'
+// shares of number_ios add up to it.
+func TestNumberIOsIsExactOverPsyncLanes(t *testing.T) {
+	got := runArgs(t, "--name=n", "--ioengine=psync", "--iodepth=4", "--rw=randread", "--size=256k", "--number_ios=10")
+	if got[0].IOs != 10 {
+		t.Errorf("%d IOs, want number_ios=10", got[0].IOs)
+	}
+}
+
+func TestStartdelayStartsTheJobLater(t *testing.T) {
+	got := runArgs(t, "--ioengine=psync", "--rw=write", "--size=64k", "--name=now", "--name=later", "--startdelay=300ms")
+	if d := got[1].Start.Sub(got[0].Start); d < 300*time.Millisecond {
+		t.Errorf("the delayed job started %v after the other, want at least 300ms", d)
+	}
+}
+
+func TestShareSplitsACountWhole(t *testing.T) {
+	for _, c := range []struct{ n, lanes int64 }{{10, 4}, {3, 8}, {0, 3}, {17, 1}} {
+		var sum int64
+		for lane := range c.lanes {
+			sum += share(c.n, int(lane), int(c.lanes))
+		}
+		if sum != c.n {
+			t.Errorf("shares of %d over %d lanes add up to %d", c.n, c.lanes, sum)
+		}
+	}
+}
