@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 
@@ -51,7 +52,7 @@ func (j *JobSpec) resolveFiles(c int) ([]fileSpec, error) {
 	paths := j.clonePaths(c)
 	out := make([]fileSpec, 0, len(paths))
 	for _, p := range paths {
-		f := fileSpec{path: p, base: j.Offset}
+		f := fileSpec{path: p, base: j.Offset + int64(c)*j.OffsetIncrement}
 		size, isDev, err := existingSize(p)
 		switch {
 		case err == nil:
@@ -70,7 +71,7 @@ func (j *JobSpec) resolveFiles(c int) ([]fileSpec, error) {
 			if size < 0 {
 				return nil, fmt.Errorf("%s does not exist and job %q gives no --size", p, j.Name)
 			}
-			f.length = size - j.Offset
+			f.length = size - f.base
 		}
 		f.length -= f.length % j.BSMin
 		if f.device && size >= 0 && f.base+f.length > size {
@@ -111,4 +112,27 @@ func existingSize(path string) (int64, bool, error) {
 		return 0, false, fmt.Errorf("is a directory, not a file")
 	}
 	return 0, false, fmt.Errorf("neither a regular file nor a block device")
+}
+
+// unlinkFiles removes the regular files of the jobs with Unlink, once
+// their group has run. Devices and files already gone are left alone.
+func unlinkFiles(jobs []JobSpec) error {
+	for i := range jobs {
+		j := &jobs[i]
+		if !j.Unlink {
+			continue
+		}
+		for c := 0; c < j.NumJobs; c++ {
+			for _, p := range j.clonePaths(c) {
+				st, err := os.Lstat(p)
+				if err != nil || !st.Mode().IsRegular() {
+					continue
+				}
+				if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+					return fmt.Errorf("job %q: unlink: %w", j.Name, err)
+				}
+			}
+		}
+	}
+	return nil
 }

@@ -69,7 +69,7 @@ func outcomeOf(t *testing.T, report []byte, dir string) jobOutcome {
 // files created.
 func TestJobFilesMeanWhatTheyMeanToFio(t *testing.T) {
 	fio := fioCommand(t)
-	for _, files := range [][]string{{"syntax.fio"}, {"include.fio"}, {"groups.fio", "second-file.fio"}, {"amounts.fio"}} {
+	for _, files := range [][]string{{"syntax.fio"}, {"include.fio"}, {"groups.fio", "second-file.fio"}, {"amounts.fio"}, {"shape.fio"}} {
 		t.Run(strings.Join(files, "+"), func(t *testing.T) {
 			var paths []string
 			for _, f := range files {

@@ -111,6 +111,11 @@ func prepare(ctx context.Context, jobs []JobSpec) ([]*target, error) {
 				return nil, fmt.Errorf("job %q: %w", j.Name, err)
 			}
 			for _, f := range files {
+				if j.NoFileCreate {
+					if _, err := os.Stat(f.path); errors.Is(err, fs.ErrNotExist) {
+						return nil, fmt.Errorf("%w: job %q: %s does not exist, and allow_file_create=0 forbids creating it", ErrUsage, j.Name, f.path)
+					}
+				}
 				t := byPath[f.path]
 				if t == nil {
 					t = &target{path: f.path, device: f.device, start: f.base, fill: j.Fill, job: j}

@@ -140,7 +140,6 @@ func init() {
 		{name: "loops", help: "repeat the job's IO this many times (default 1; not with time_based)", apply: numberOpt(countKind(1), func(j *JobSpec, v int64) { j.Loops = int(v) })},
 		{name: "number_ios", help: "stop a clone after this many reads and writes, if it has not stopped before", apply: numberOpt(countKind(0), func(j *JobSpec, v int64) { j.NumberIOs = v })},
 		{name: "startdelay", help: "start the job this long after the others (its ramp included)", apply: numberOpt(timeKind, func(j *JobSpec, v int64) { j.StartDelay = time.Duration(v) })},
-		{name: "thread", flag: true, help: "accepted: the engine always runs jobs as threads", apply: func(*JobSpec, string) error { return nil }},
 		{name: "buffered", flag: true, help: "through the page cache (the opposite of direct)", apply: boolOpt(func(j *JobSpec, v bool) { j.Direct = !v })},
 		{name: "nrfiles", help: "generated files per clone (default 1)", apply: numberOpt(countKind(1), func(j *JobSpec, v int64) { j.NrFiles = int(v) })},
 		{name: "offset", help: "start of the IO region in each file", apply: numberOpt(sizeKind, func(j *JobSpec, v int64) { j.Offset = v })},
@@ -279,7 +278,7 @@ func init() {
 			return fmt.Errorf("unknown policy %s (ifmissing, always, never)", excerpt(v))
 		}},
 	} {
-		jobOptions[o.name] = o
+		registerOption(o)
 	}
 }
 
@@ -504,7 +503,11 @@ func (p *parser) closeJob() {
 func (p *parser) finish(where string) ([]JobSpec, error) {
 	p.closeJob()
 	for i := range p.jobs {
-		if err := p.jobs[i].validate(); err != nil {
+		err := p.jobs[i].resolve()
+		if err == nil {
+			err = p.jobs[i].validate()
+		}
+		if err != nil {
 			if i < len(p.lines) {
 				where = fmt.Sprintf("%s:%d", where, p.lines[i])
 			}

@@ -59,6 +59,9 @@ func Run(ctx context.Context, jobs []JobSpec, opts RunOptions) (*result.Document
 		if ex.ran || ex.err == nil {
 			doc = appendGroup(doc, ex, g, opts)
 		}
+		if uerr := unlinkFiles(g.jobs); uerr != nil && ex.err == nil {
+			ex.err = uerr
+		}
 		if ex.err != nil {
 			if doc == nil {
 				return nil, ex.err

@@ -126,6 +126,28 @@ type JobSpec struct {
 	Sync, DSync bool
 	// Fsync issues an fsync after every Fsync writes (0 = never).
 	Fsync int
+	// RateBytes caps each clone's bandwidth (fio's rate); with one block
+	// size it is RateIOPS = RateBytes / bs, set when the job is resolved.
+	RateBytes int64
+	// PercentSequential is the share of a random job's IOs that continue
+	// sequentially after the previous one (100 - fio's percentage_random).
+	PercentSequential int
+	// OffsetIncrement moves clone c's region to Offset + c*OffsetIncrement.
+	OffsetIncrement int64
+	// BSSplit, when set, draws each IO's size from these shares (fio's
+	// bssplit); BSMin and BSMax are then its smallest and largest size.
+	BSSplit []BlockSizeShare
+	// EndFsync fsyncs the files once the job's IO is done (end_fsync,
+	// fsync_on_close). Unlink removes its regular files after the run.
+	EndFsync, Unlink bool
+	// Invalidate drops the files' cached pages before a buffered job
+	// starts (fio's invalidate, on by default in fio's defaults; jobs the
+	// operator's plans build leave it off). NoFileCreate refuses to create
+	// a missing file (allow_file_create=0).
+	Invalidate, NoFileCreate bool
+	// ExitAll stops the other jobs of the group when this one finishes;
+	// ExitAllOnError when it fails (exitall, exitall_on_error).
+	ExitAll, ExitAllOnError bool
 	// RateIOPS caps each clone at this many IOs per second on an absolute
 	// schedule (0 = unpaced).
 	RateIOPS int
@@ -185,7 +207,31 @@ func defaultJob() JobSpec {
 		RandRepeat: true,
 		RandSeed:   fioDefaultSeed,
 		Fill:       FillIfMissing,
+		Invalidate: true,
 	}
+}
+
+// BlockSizeShare is one entry of bssplit: a block size and the percentage
+// of IOs of that size.
+type BlockSizeShare struct {
+	Size    int64
+	Percent int
+}
+
+// resolve turns options that depend on others into what the engine runs:
+// rate into rate_iops for the job's block size.
+func (j *JobSpec) resolve() error {
+	if j.RateBytes == 0 {
+		return nil
+	}
+	switch {
+	case j.RateIOPS > 0:
+		return fmt.Errorf("job %q: rate and rate_iops: give one", j.Name)
+	case j.BSMin != j.BSMax || len(j.BSSplit) > 0:
+		return fmt.Errorf("job %q: rate: a bandwidth cap needs one block size here (bs); with bsrange or bssplit give rate_iops", j.Name)
+	}
+	j.RateIOPS = int(max(1, (j.RateBytes+j.BSMin/2)/j.BSMin))
+	return nil
 }
 
 // isRandom reports whether offsets are random.
@@ -241,8 +287,12 @@ func (j *JobSpec) validate() error {
 		return bad("time_based", "needs a runtime")
 	case j.Fsync < 0:
 		return bad("fsync", "must not be negative")
-	case j.RateIOPS < 0:
-		return bad("rate_iops", "must not be negative")
+	case j.RateIOPS < 0 || j.RateBytes < 0:
+		return bad("rate_iops/rate", "must not be negative")
+	case j.PercentSequential < 0 || j.PercentSequential > 100:
+		return bad("percentage_random", "%d is outside 0..100", 100-j.PercentSequential)
+	case j.OffsetIncrement < 0:
+		return bad("offset_increment", "must not be negative")
 	case j.Sync && j.DSync:
 		return bad("sync", "sync and dsync are exclusive")
 	}

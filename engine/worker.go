@@ -54,6 +54,7 @@ type worker struct {
 	batch    []int32
 	comps    []completion
 	rng      rng
+	split    *sizeSplit // bssplit's sizes, nil without it
 	sizeStep int64
 	align    int64
 
@@ -100,6 +101,11 @@ func (w *worker) setup() error {
 			return fmt.Errorf("job %q: opening %s: %w", j.Name, f.path, err)
 		}
 		w.fds = append(w.fds, fd)
+		if j.Invalidate && !j.Direct {
+			// Advice, as in fio: a file system that ignores it leaves
+			// the cache as it is, which is no reason to stop the job.
+			_ = unix.Fadvise(fd, f.base, f.length, unix.FADV_DONTNEED)
+		}
 	}
 	for d := range w.seqPos {
 		w.seqPos[d] = make([]int64, len(w.files))
@@ -129,6 +135,7 @@ func (w *worker) setup() error {
 	w.batch = make([]int32, 0, w.depth)
 	w.comps = make([]completion, 0, 2*w.depth)
 	w.sizeStep = j.sizeStep()
+	w.split = newSizeSplit(j.BSSplit)
 	w.align = j.offsetAlign()
 	be, features, err := newBackend(w.kind, w.depth, w.fds, w.arena.mem)
 	if err != nil {
@@ -293,6 +300,13 @@ func (w *worker) run(s runSchedule) {
 		// Stopped during the ramp: nothing was measured.
 		w.stats.begin(nanotime())
 	}
+	if j.EndFsync && w.err == nil && j.readPercent() < 100 {
+		for i, fd := range w.fds {
+			if err := unix.Fsync(fd); err != nil {
+				w.fail(fmt.Errorf("job %q: end_fsync of %s: %w", j.Name, w.files[i].path, err))
+			}
+		}
+	}
 	w.stats.finish(nanotime())
 }
 
@@ -328,15 +342,21 @@ func (w *worker) prepOne(now int64, pace *pacer, measuring bool) bool {
 		op = opWrite
 	}
 	size := j.BSMin
-	if j.BSMax != j.BSMin {
+	switch {
+	case w.split != nil:
+		size = w.split.draw(&w.rng)
+	case j.BSMax != j.BSMin:
 		size += int64(w.rng.below(uint64((j.BSMax-j.BSMin)/w.sizeStep+1))) * w.sizeStep
 	}
 	f := &w.files[fi]
 	var off int64
-	if j.isRandom() {
+	pos := &w.seqPos[op][fi]
+	if j.isRandom() && (j.PercentSequential == 0 || int(w.rng.below(100)) >= j.PercentSequential) {
 		off = f.base + int64(w.rng.below(uint64((f.length-size)/w.align+1)))*w.align
+		if j.PercentSequential > 0 {
+			*pos = off + size // the sequential share continues from here
+		}
 	} else {
-		pos := &w.seqPos[op][fi]
 		if *pos+size > f.base+f.length {
 			*pos = f.base
 		}
@@ -475,5 +495,8 @@ func (w *worker) start(ready chan<- error, begin <-chan struct{}, sched *runSche
 			return // aborted before starting
 		}
 		w.run(*sched)
+		if w.job.ExitAll || (w.err != nil && w.job.ExitAllOnError) {
+			sched.stop.Store(true) // the group's other jobs stop too
+		}
 	}()
 }
