@@ -33,10 +33,11 @@ type jobIOs struct {
 	Start time.Time
 }
 
-// psync emulates an iodepth with one thread per IO in flight: the lanes'
-// shares of number_ios add up to it.
-func TestNumberIOsIsExactOverPsyncLanes(t *testing.T) {
-	got := runArgs(t, "--name=n", "--ioengine=psync", "--iodepth=4", "--rw=randread", "--size=256k", "--number_ios=10")
+// number_ios stops a clone at exactly that many IOs, also when they are
+// issued in batches at a queue depth (and, where auto falls back to psync,
+// over the threads that keep the depth: see TestShareSplitsACountWhole).
+func TestNumberIOsStopsAtExactlyThatMany(t *testing.T) {
+	got := runArgs(t, "--name=n", "--ioengine=auto", "--iodepth=8", "--rw=randread", "--size=256k", "--number_ios=10")
 	if got[0].IOs != 10 {
 		t.Errorf("%d IOs, want number_ios=10", got[0].IOs)
 	}
