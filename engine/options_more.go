@@ -25,6 +25,13 @@ func init() {
 			}
 			return numberOpt(percentKind, func(j *JobSpec, v int64) { j.PercentSequential = 100 - int(v) })(j, s)
 		}},
+		{name: "random_distribution", help: "random (default) | zipf:THETA[:CENTER] | pareto:POWER[:CENTER] | zoned:ACCESS/RANGE%:... | zoned_abs:ACCESS/SIZE:...", apply: func(j *JobSpec, s string) error {
+			d, err := parseDistribution(s)
+			if err == nil {
+				j.RandomDistribution = d
+			}
+			return err
+		}},
 		{name: "offset_increment", help: "clone c's region starts at offset + c * offset_increment", apply: numberOpt(sizeKind, func(j *JobSpec, v int64) { j.OffsetIncrement = v })},
 		{name: "bssplit", help: "block sizes by share of IOs, e.g. 4k/60:64k/40 (an empty share takes an equal part of the rest)", apply: func(j *JobSpec, s string) error {
 			shares, err := parseBSSplit(s)

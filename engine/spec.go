@@ -129,6 +129,9 @@ type JobSpec struct {
 	// RateBytes caps each clone's bandwidth (fio's rate); with one block
 	// size it is RateIOPS = RateBytes / bs, set when the job is resolved.
 	RateBytes int64
+	// RandomDistribution spreads a random job's offsets (fio's
+	// random_distribution); the zero value is uniform.
+	RandomDistribution Distribution
 	// PercentSequential is the share of a random job's IOs that continue
 	// sequentially after the previous one (100 - fio's percentage_random).
 	PercentSequential int

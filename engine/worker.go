@@ -54,7 +54,8 @@ type worker struct {
 	batch    []int32
 	comps    []completion
 	rng      rng
-	split    *sizeSplit // bssplit's sizes, nil without it
+	split    *sizeSplit   // bssplit's sizes, nil without it
+	draws    []*blockDraw // random_distribution's, per file; nil: uniform
 	sizeStep int64
 	align    int64
 
@@ -137,6 +138,15 @@ func (w *worker) setup() error {
 	w.sizeStep = j.sizeStep()
 	w.split = newSizeSplit(j.BSSplit)
 	w.align = j.offsetAlign()
+	if j.isRandom() && !j.RandomDistribution.uniform() {
+		for _, f := range w.files {
+			d, err := newBlockDraw(j.RandomDistribution, uint64((f.length-j.BSMax)/w.align+1), w.align, w.rng.next())
+			if err != nil {
+				return fmt.Errorf("job %q: random_distribution: %s: %w", j.Name, f.path, err)
+			}
+			w.draws = append(w.draws, d)
+		}
+	}
 	be, features, err := newBackend(w.kind, w.depth, w.fds, w.arena.mem)
 	if err != nil {
 		return fmt.Errorf("job %q: %s backend: %w", j.Name, w.kind, err)
@@ -352,7 +362,11 @@ func (w *worker) prepOne(now int64, pace *pacer, measuring bool) bool {
 	var off int64
 	pos := &w.seqPos[op][fi]
 	if j.isRandom() && (j.PercentSequential == 0 || int(w.rng.below(100)) >= j.PercentSequential) {
-		off = f.base + int64(w.rng.below(uint64((f.length-size)/w.align+1)))*w.align
+		if w.draws != nil {
+			off = f.base + int64(w.draws[fi].draw(&w.rng))*w.align
+		} else {
+			off = f.base + int64(w.rng.below(uint64((f.length-size)/w.align+1)))*w.align
+		}
 		if j.PercentSequential > 0 {
 			*pos = off + size // the sequential share continues from here
 		}

@@ -109,6 +109,7 @@ workloads=(
 	# (4k/70:64k/30 then averages 11.5k instead of 22.5k); the engine
 	# has no random map.
 	"uring-bssplit-randread-qd16|--ioengine=io_uring --rw=randread --bssplit=4k/70:64k/30 --norandommap --iodepth=16 --numjobs=1"
+	"uring-4k-randread-zipf1.2-qd16|--ioengine=io_uring --rw=randread --random_distribution=zipf:1.2 --bs=4k --iodepth=16 --numjobs=1"
 	"uring-4k-randread-30pct-random-qd8|--ioengine=io_uring --rw=randread --percentage_random=30 --bs=4k --iodepth=8 --numjobs=1"
 )
 

@@ -1,0 +1,140 @@
+package engine
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestParseDistributionReadsFiosForms(t *testing.T) {
+	for in, want := range map[string]Distribution{
+		"random":                         {Kind: "random", Center: -1},
+		"zipf:1.2":                       {Kind: "zipf", Param: 1.2, Center: -1},
+		"zipf:0.8:0.25":                  {Kind: "zipf", Param: 0.8, Center: 0.25},
+		"pareto:0.9":                     {Kind: "pareto", Param: 0.9, Center: -1},
+		"zoned:60/10:30/20:8/30:2/40":    {Kind: "zoned", Center: -1, Zones: []DistributionZone{{60, 10, 0}, {30, 20, 0}, {8, 30, 0}, {2, 40, 0}}},
+		"zoned_abs:60/20m:30/100m:10/1g": {Kind: "zoned_abs", Center: -1, Zones: []DistributionZone{{60, 0, 20 << 20}, {30, 0, 100 << 20}, {10, 0, 1 << 30}}},
+	} {
+		got, err := parseDistribution(in)
+		if err != nil || got.Kind != want.Kind || got.Param != want.Param || got.Center != want.Center || len(got.Zones) != len(want.Zones) {
+			t.Errorf("%s: %+v, %v; want %+v", in, got, err, want)
+			continue
+		}
+		for i := range want.Zones {
+			if got.Zones[i] != want.Zones[i] {
+				t.Errorf("%s: zone %d is %+v, want %+v", in, i, got.Zones[i], want.Zones[i])
+			}
+		}
+	}
+	for in, want := range map[string]string{
+		"zipf":                "zipf needs a number",
+		"zipf:1":              "must be above 0 and not 1",
+		"pareto:1.5":          "between 0 and 1",
+		"zipf:1.2:2":          "center",
+		"normal:10":           "normal (gauss) is not implemented",
+		"zoned:60/10:30/20":   "the accesses add up to 90%",
+		"zoned:60/10:40/20":   "the ranges add up to 30%",
+		"zoned:60-10":         "want ACCESS%/RANGE",
+		"zoned_abs:100/0":     "not a size above 0",
+		"lognormal":           "unknown distribution",
+		"zipf:1.2,pareto:0.5": "per-direction values",
+	} {
+		if _, err := parseDistribution(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want one containing %q", in, err, want)
+		}
+	}
+}
+
+// counts draws n blocks draws times.
+func counts(t *testing.T, d Distribution, n uint64, draws int) []int {
+	t.Helper()
+	b, err := newBlockDraw(d, n, 4096, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRNG(11)
+	hits := make([]int, n)
+	for range draws {
+		k := b.draw(&r)
+		if k >= n {
+			t.Fatalf("block %d outside 0..%d", k, n-1)
+		}
+		hits[k]++
+	}
+	return hits
+}
+
+// Gray et al.'s zipf method, which fio uses, gives ranks 0 and 1 exactly
+// the probabilities 1/zeta(n) and 2^-theta/zeta(n); with a center the most
+// probable block is there.
+func TestZipfGivesTheFirstRanksTheirProbabilities(t *testing.T) {
+	const n, draws = 100_000, 2_000_000
+	for _, theta := range []float64{0.8, 1.2} {
+		hits := counts(t, Distribution{Kind: "zipf", Param: theta, Center: 0}, n, draws)
+		var zeta float64
+		for i := 1; i <= n; i++ {
+			zeta += math.Pow(float64(i), -theta)
+		}
+		for rank, want := range []float64{1 / zeta, math.Pow(2, -theta) / zeta} {
+			got := float64(hits[rank]) / draws
+			if math.Abs(got-want) > 0.02*want+0.001 {
+				t.Errorf("zipf:%g: rank %d drawn %.4f of the time, want %.4f", theta, rank, got, want)
+			}
+		}
+	}
+}
+
+// pareto's block is (n-1) * u^(ln h / ln(1-h)), u uniform: below k with
+// probability (k/(n-1))^(ln(1-h)/ln h).
+func TestParetoFollowsItsPowerLaw(t *testing.T) {
+	const n, draws, h = 10_000, 1_000_000, 0.9
+	hits := counts(t, Distribution{Kind: "pareto", Param: h, Center: 0}, n, draws)
+	below := 0
+	k := 9_000
+	for i := range k {
+		below += hits[i]
+	}
+	want := math.Pow(float64(k)/float64(n-1), math.Log(1-h)/math.Log(h))
+	if got := float64(below) / draws; math.Abs(got-want) > 0.01 {
+		t.Errorf("pareto:%g: %.4f of the draws below block %d, want %.4f", h, got, k, want)
+	}
+}
+
+func TestZonedSendsEachZoneItsShare(t *testing.T) {
+	const n, draws = 1000, 1_000_000
+	hits := counts(t, Distribution{Kind: "zoned", Zones: []DistributionZone{{60, 10, 0}, {30, 20, 0}, {8, 30, 0}, {2, 40, 0}}}, n, draws)
+	zone := func(from, to int) float64 {
+		s := 0
+		for _, h := range hits[from:to] {
+			s += h
+		}
+		return float64(s) / draws
+	}
+	for _, z := range []struct {
+		from, to int
+		want     float64
+	}{{0, 100, 0.60}, {100, 300, 0.30}, {300, 600, 0.08}, {600, 1000, 0.02}} {
+		if got := zone(z.from, z.to); math.Abs(got-z.want) > 0.005 {
+			t.Errorf("blocks %d..%d got %.4f of the accesses, want %.2f", z.from, z.to, got, z.want)
+		}
+	}
+}
+
+// Without a center the hot blocks are spread by a permutation: every rank
+// lands on a block of its own.
+func TestTheScatterIsAPermutation(t *testing.T) {
+	for _, n := range []uint64{1, 2, 12, 1000, 4096, 999_983} {
+		b, err := newBlockDraw(Distribution{Kind: "zipf", Param: 0.8, Center: -1}, n, 4096, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := make(map[uint64]bool, n)
+		for rank := range min(n, 5000) {
+			k := b.place(rank)
+			if k >= n || seen[k] {
+				t.Fatalf("n=%d: rank %d lands on block %d, outside or taken", n, rank, k)
+			}
+			seen[k] = true
+		}
+	}
+}
