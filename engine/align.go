@@ -69,7 +69,15 @@ func (j *JobSpec) checkAlignment(path string, align int64) error {
 			return fmt.Errorf("job %q: --bsrange draws sizes in steps of %d, which are not multiples of %d, the O_DIRECT alignment of %s (a minimum that is not a power of two steps by 1 byte)", j.Name, j.sizeStep(), align, path)
 		}
 	}
+	for _, sh := range j.BSSplit {
+		if err := check("bssplit", sh.Size); err != nil {
+			return err
+		}
+	}
 	if err := check("blockalign", j.offsetAlign()); err != nil {
+		return err
+	}
+	if err := check("offset_increment", j.OffsetIncrement); err != nil {
 		return err
 	}
 	return check("offset", j.Offset)

@@ -7,6 +7,7 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Distribution is fio's random_distribution: how a random job's offsets
@@ -17,10 +18,12 @@ type Distribution struct {
 	Kind string
 	// Param is zipf's theta or pareto's power.
 	Param float64
-	// Center, in [0, 1], puts the most probable block there (fio's
-	// second value); negative: none, the hot blocks are spread over the
-	// region (fio spreads them with a hash, the engine with a
-	// permutation: which blocks are hot differs from fio's, how hot not).
+	// Center, in [0, 1], puts the most probable block there and the
+	// next most probable after it, a contiguous hot band (fio's second
+	// value; fio still spreads them with its hash); negative: none, the
+	// hot blocks are spread over the region (fio with a hash, the engine
+	// with a permutation: which blocks are hot differs from fio's, how hot
+	// does not).
 	Center float64
 	// Zones are zoned's (percent of the region) or zoned_abs's (bytes)
 	// ranges, each with its percentage of the accesses, from the start.
@@ -132,12 +135,33 @@ type blockDraw struct {
 	last  []uint64 // one past each zone's last block
 }
 
-// zetaTerms bounds the terms summed exactly for zipf's normalization; the
-// rest of the sum is the integral of x^-theta (Euler-Maclaurin's first
-// term), which is exact to well below one part in a million there.
-const zetaTerms = 1 << 20
+// zetaTerms bounds the terms of zipf's normalization, as fio bounds them
+// (it sums at most 10 million and leaves the rest out), so that a region of
+// more blocks is as hot as in fio. The sums are cached: every worker and
+// file of one size shares one.
+const zetaTerms = 10_000_000
 
-func newBlockDraw(d Distribution, n uint64, alignBytes int64, seed uint64) (*blockDraw, error) {
+var zetaCache sync.Map // zetaKey -> float64
+
+type zetaKey struct {
+	n     uint64
+	theta float64
+}
+
+func zeta(n uint64, theta float64) float64 {
+	key := zetaKey{min(n, zetaTerms), theta}
+	if v, ok := zetaCache.Load(key); ok {
+		return v.(float64)
+	}
+	var sum float64
+	for i := uint64(1); i <= key.n; i++ {
+		sum += math.Pow(float64(i), -theta)
+	}
+	zetaCache.Store(key, sum)
+	return sum
+}
+
+func newBlockDraw(d Distribution, n uint64, alignBytes, regionBytes int64, seed uint64) (*blockDraw, error) {
 	if d.uniform() || n == 0 {
 		return nil, nil
 	}
@@ -153,14 +177,7 @@ func newBlockDraw(d Distribution, n uint64, alignBytes int64, seed uint64) (*blo
 	switch d.Kind {
 	case "zipf":
 		b.theta = d.Param
-		exact := min(n, zetaTerms)
-		for i := uint64(1); i <= exact; i++ {
-			b.zetan += math.Pow(float64(i), -b.theta)
-		}
-		if n > exact {
-			lo, hi := float64(exact)+0.5, float64(n)+0.5
-			b.zetan += (math.Pow(hi, 1-b.theta) - math.Pow(lo, 1-b.theta)) / (1 - b.theta)
-		}
+		b.zetan = zeta(n, b.theta)
 		b.zeta2 = 1 + math.Pow(0.5, b.theta)
 		b.alpha = 1 / (1 - b.theta)
 		b.eta = (1 - math.Pow(2/float64(n), 1-b.theta)) / (1 - b.zeta2/b.zetan)
@@ -170,6 +187,7 @@ func newBlockDraw(d Distribution, n uint64, alignBytes int64, seed uint64) (*blo
 		b.scatter, b.off = false, 0
 		var cumAccess, cumRange float64
 		var start uint64
+		var zoneBytes int64
 		for _, z := range d.Zones {
 			cumAccess += z.AccessPercent / 100
 			var end uint64
@@ -177,10 +195,10 @@ func newBlockDraw(d Distribution, n uint64, alignBytes int64, seed uint64) (*blo
 				cumRange += z.RangePercent / 100
 				end = min(n, uint64(math.Round(cumRange*float64(n))))
 			} else {
-				end = start + uint64(z.RangeBytes/max(alignBytes, 1))
-				if end > n {
-					return nil, fmt.Errorf("zoned_abs: the zones reach past the region (%d blocks of %d bytes)", n, alignBytes)
+				if zoneBytes += z.RangeBytes; zoneBytes > regionBytes || zoneBytes < 0 {
+					return nil, fmt.Errorf("zoned_abs: the zones add up to more than the region's %d bytes", regionBytes)
 				}
+				end = min(n, uint64(zoneBytes/max(alignBytes, 1)))
 			}
 			// A zone rounded to nothing still gets one block, inside
 			// the region.
@@ -229,7 +247,14 @@ func (b *blockDraw) draw(r *rng) uint64 {
 			rank = uint64(float64(b.n) * math.Pow(b.eta*u-b.eta+1, b.alpha))
 		}
 	case "pareto":
-		rank = uint64(float64(b.n-1) * math.Pow(unit(r), b.paretoPow))
+		// fio's formula, (n-1) * u^power, truncated, makes n-2 the most
+		// probable value (n-1 needs u = 1); mirrored around it, rank 0
+		// is, so that a center means the hottest block.
+		if b.n < 2 {
+			return b.place(0)
+		}
+		v := uint64(float64(b.n-1) * math.Pow(unit(r), b.paretoPow))
+		rank = b.n - 2 - min(v, b.n-2)
 	default: // zoned
 		u := unit(r)
 		z := len(b.upTo) - 1

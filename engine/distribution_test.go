@@ -48,7 +48,7 @@ func TestParseDistributionReadsFiosForms(t *testing.T) {
 // counts draws n blocks draws times.
 func counts(t *testing.T, d Distribution, n uint64, draws int) []int {
 	t.Helper()
-	b, err := newBlockDraw(d, n, 4096, 7)
+	b, err := newBlockDraw(d, n, 4096, int64(n)*4096, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,19 +84,53 @@ func TestZipfGivesTheFirstRanksTheirProbabilities(t *testing.T) {
 	}
 }
 
-// pareto's block is (n-1) * u^(ln h / ln(1-h)), u uniform: below k with
-// probability (k/(n-1))^(ln(1-h)/ln h).
+// pareto's value is (n-1) * u^(ln h / ln(1-h)), u uniform, truncated, and
+// below k with probability (k/(n-1))^(ln(1-h)/ln h); the engine mirrors it
+// (rank n-2-value) so that the most probable block comes first: below k
+// is then from block n-1-k on.
 func TestParetoFollowsItsPowerLaw(t *testing.T) {
 	const n, draws, h = 10_000, 1_000_000, 0.9
 	hits := counts(t, Distribution{Kind: "pareto", Param: h, Center: 0}, n, draws)
-	below := 0
 	k := 9_000
-	for i := range k {
-		below += hits[i]
+	beyond := 0
+	for _, c := range hits[n-1-k:] {
+		beyond += c
 	}
 	want := math.Pow(float64(k)/float64(n-1), math.Log(1-h)/math.Log(h))
-	if got := float64(below) / draws; math.Abs(got-want) > 0.01 {
-		t.Errorf("pareto:%g: %.4f of the draws below block %d, want %.4f", h, got, k, want)
+	if got := float64(beyond) / draws; math.Abs(got-want) > 0.01 {
+		t.Errorf("pareto:%g: %.4f of the draws in the last %d blocks, want %.4f", h, got, k+1, want)
+	}
+}
+
+// With a center, the most probable block is the center's.
+func TestACenterIsTheHottestBlock(t *testing.T) {
+	const n = 1000
+	for _, d := range []Distribution{{Kind: "zipf", Param: 1.2, Center: 0.25}, {Kind: "pareto", Param: 0.9, Center: 0.25}} {
+		hits := counts(t, d, n, 200_000)
+		hottest := 0
+		for i, c := range hits {
+			if c > hits[hottest] {
+				hottest = i
+			}
+		}
+		if want := int(d.Center * float64(n-1)); hottest != want {
+			t.Errorf("%s:%g:0.25: the hottest block is %d, want %d", d.Kind, d.Param, hottest, want)
+		}
+	}
+}
+
+func TestZonedAbsFitsTheRegionInBytes(t *testing.T) {
+	d, err := parseDistribution("zoned_abs:50/512m:50/512m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A 1 GiB region with 64k blocks at most has fewer 4k start positions
+	// than 1 GiB / 4k: the zones still fit.
+	if _, err := newBlockDraw(d, (1<<30-65536)/4096+1, 4096, 1<<30, 1); err != nil {
+		t.Errorf("zones of exactly the region refused: %v", err)
+	}
+	if _, err := newBlockDraw(d, (1<<29)/4096, 4096, 1<<29, 1); err == nil || !strings.Contains(err.Error(), "more than the region") {
+		t.Errorf("zones beyond the region: error %v", err)
 	}
 }
 
@@ -124,7 +158,7 @@ func TestZonedSendsEachZoneItsShare(t *testing.T) {
 // lands on a block of its own.
 func TestTheScatterIsAPermutation(t *testing.T) {
 	for _, n := range []uint64{1, 2, 12, 1000, 4096, 999_983} {
-		b, err := newBlockDraw(Distribution{Kind: "zipf", Param: 0.8, Center: -1}, n, 4096, 3)
+		b, err := newBlockDraw(Distribution{Kind: "zipf", Param: 0.8, Center: -1}, n, 4096, int64(n)*4096, 3)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,7 @@ func FuzzParseArgs(f *testing.F) {
 	f.Add("--direct=1 --name=x --filename=/tmp/a:/tmp/b --bsrange=4k-1m --rate_iops=100 --runtime=1h --time_based")
 	f.Add("--name=a --size=0x1000 --sync=dsync --percentile_list=1:99.99 --output-format=json+")
 	f.Add("--name --size")
+	f.Add("--bssplit=4k/50:64k/ --name=a --size=1m --bs=0 --rate=1m --random_distribution=zoned:60/10:40/90 --number_ios=3")
 	f.Fuzz(func(t *testing.T, line string) {
 		args := strings.Fields(line)
 		for _, a := range args {
@@ -38,6 +39,7 @@ func FuzzParseJobFile(f *testing.F) {
 	f.Add("[a]\nsize=1m\n; c\n# c\ntime_based\nruntime=1\n[global]\nrate_iops=5\n[b]\nsize=2m\n")
 	f.Add("[\n=\n[x]\nbs=\n")
 	f.Add("[a]\nsize=${SIZE}\nbs=$pagesize ; c\nname=b # c\nstonewall\n[c]\nnew_group\nsize=1m\n")
+	f.Add("[global-x]\nbssplit=4k/10:64k/50\n[a]\nsize=1m\nbs=0\nrate=1m\nrandom_distribution=zipf:1.2:0.5\nloops=3\nio_size=1t\n")
 	f.Fuzz(func(t *testing.T, src string) {
 		if strings.Contains(src, "include") {
 			return // an include would open whatever file it names (a FIFO, a terminal)

@@ -7,6 +7,9 @@ type runGroup struct {
 	// reportGroups are fio's group ids of the jobs (stonewall and
 	// new_group each start a new one), numbered over the whole run.
 	reportGroups []int
+	// exitAll: when a job ends, the other jobs of its reporting group stop
+	// (some job of the run has exitall).
+	exitAll bool
 }
 
 // runGroups splits jobs into the groups that run one after another.

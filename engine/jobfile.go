@@ -29,7 +29,8 @@ const maxIncludeDepth = 16
 // [global] sections (options inherited by the job sections after them) and
 // one section per job, "key=value" or "key" (flag) lines; a ';' or '#'
 // starts a comment anywhere on a line; "include FILE" reads FILE's options
-// (relative to the including file's directory) into the section it is in;
+// (found from the current directory, else next to the including file) into
+// the section it is in;
 // ${VAR} in a value is the environment variable VAR (empty when unset), and
 // $pagesize, $mb_memory and $ncpus are this machine's. filename is used to
 // resolve includes and in error messages, which carry file:line and wrap
@@ -42,7 +43,17 @@ func ParseJobFile(r io.Reader, filename string) ([]JobSpec, error) {
 // parseJobFile also returns the report options the file set
 // (group_reporting, percentile_list) and its global options.
 func parseJobFile(r io.Reader, filename string) ([]JobSpec, RunOptions, error) {
-	f := &jobFileReader{p: newParser(), expand: newValueExpander()}
+	return parseJobFileFrom(r, filename, defaultJob())
+}
+
+// parseJobFileFrom parses a job file whose jobs start from the global
+// options given (fio's defaults, or the command line's for the first job
+// file on a command line, as fio gives them).
+func parseJobFileFrom(r io.Reader, filename string, globals JobSpec) ([]JobSpec, RunOptions, error) {
+	p := newParser()
+	p.global = globals
+	p.global.Filenames = append([]string(nil), globals.Filenames...)
+	f := &jobFileReader{p: p, expand: newValueExpander()}
 	if err := f.read(r, filename, 0); err != nil {
 		return nil, RunOptions{}, err
 	}
@@ -150,7 +161,9 @@ func (f *jobFileReader) section(text string, line int) error {
 		return errors.New("empty section name")
 	}
 	f.seenSection = true
-	if name == "global" {
+	if strings.HasPrefix(name, "global") {
+		// fio takes every section whose name starts with "global" for
+		// one ([global], [global-defaults]).
 		// Options apply to the globals while no job is open; a [global]
 		// after a job affects the jobs after it only.
 		f.p.closeJob()
@@ -180,6 +193,9 @@ func (f *jobFileReader) option(text string) error {
 		return fmt.Errorf("%s=%s: %w", key, excerptValue(value), err)
 	}
 	if err := f.p.set(key, expanded, false); err != nil {
+		if expanded != value {
+			return fmt.Errorf("%s=%s (%s once expanded): %w", key, excerptValue(value), excerpt(expanded), err)
+		}
 		return fmt.Errorf("%s=%s: %w", key, excerptValue(expanded), err)
 	}
 	return nil
@@ -196,9 +212,11 @@ func (f *jobFileReader) include(text, from string, depth int) error {
 	if depth+1 > maxIncludeDepth {
 		return fmt.Errorf("include %s: includes nested deeper than %d (does a file include itself?)", excerpt(name), maxIncludeDepth)
 	}
+	// As fio looks for it: as given (from the current directory) first,
+	// then next to the including file.
 	path := name
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(filepath.Dir(from), path)
+	if _, err := os.Stat(path); err != nil && !filepath.IsAbs(path) {
+		path = filepath.Join(filepath.Dir(from), name)
 	}
 	fh, err := os.Open(path)
 	if err != nil {

@@ -69,17 +69,40 @@ func outcomeOf(t *testing.T, report []byte, dir string) jobOutcome {
 // files created.
 func TestJobFilesMeanWhatTheyMeanToFio(t *testing.T) {
 	fio := fioCommand(t)
-	for _, files := range [][]string{{"syntax.fio"}, {"include.fio"}, {"groups.fio", "second-file.fio"}, {"amounts.fio"}, {"shape.fio"}} {
-		t.Run(strings.Join(files, "+"), func(t *testing.T) {
-			var paths []string
-			for _, f := range files {
-				paths = append(paths, filepath.Join("testdata", "jobfiles", f))
+	type fioCase struct {
+		files []string
+		// args come before the files on both command lines; DIR is the
+		// tool's own directory.
+		args []string
+	}
+	cases := []fioCase{
+		{files: []string{"syntax.fio"}},
+		{files: []string{"include.fio"}},
+		{files: []string{"groups.fio", "second-file.fio"}},
+		{files: []string{"amounts.fio"}},
+		{files: []string{"shape.fio"}},
+		// The first file inherits the command line's globals (bs=8k) and
+		// runs beside its job; the second starts from the defaults, after.
+		{files: []string{"second-file.fio", "include.fio"},
+			args: []string{"--bs=8k", "--ioengine=psync", "--rw=write", "--directory=DIR", "--name=cli", "--size=32k"}},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(append(append([]string(nil), c.args...), c.files...), " "), func(t *testing.T) {
+			commandLine := func(dir string) []string {
+				var out []string
+				for _, a := range c.args {
+					out = append(out, strings.ReplaceAll(a, "DIR", dir))
+				}
+				for _, f := range c.files {
+					out = append(out, filepath.Join("testdata", "jobfiles", f))
+				}
+				return out
 			}
 			t.Setenv("SB_JOBFILE_SIZE", "48k")
 
 			fioDir := t.TempDir()
 			t.Setenv("SB_JOBFILE_DIR", fioDir)
-			cmd := exec.Command(fio, append([]string{"--output-format=json"}, paths...)...)
+			cmd := exec.Command(fio, append([]string{"--output-format=json"}, commandLine(fioDir)...)...)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			fioJSON, err := cmd.Output()
@@ -90,7 +113,7 @@ func TestJobFilesMeanWhatTheyMeanToFio(t *testing.T) {
 
 			ourDir := t.TempDir()
 			t.Setenv("SB_JOBFILE_DIR", ourDir)
-			jobs, opts, err := ParseArgs(append([]string{"--output-format=json"}, paths...))
+			jobs, opts, err := ParseArgs(append([]string{"--output-format=json"}, commandLine(ourDir)...))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -103,7 +126,7 @@ func TestJobFilesMeanWhatTheyMeanToFio(t *testing.T) {
 				t.Fatal(err)
 			}
 			if got := outcomeOf(t, ours.Bytes(), ourDir); !reflect.DeepEqual(got, want) {
-				t.Errorf("the engine read %v as\n  %s\n  files %v\nfio as\n  %s\n  files %v", files,
+				t.Errorf("the engine read %v as\n  %s\n  files %v\nfio as\n  %s\n  files %v", c.files,
 					strings.Join(got.Jobs, "\n  "), got.Files, strings.Join(want.Jobs, "\n  "), want.Files)
 			}
 		})

@@ -134,3 +134,33 @@ func TestMbMemoryIsTheMachinesMemory(t *testing.T) {
 		t.Errorf("size=$mb_memorym is %d, want %d (%s MiB)", jobs[0].Size, want, strconv.FormatInt(mem>>20, 10))
 	}
 }
+
+// fio looks for an included file as given first (from the current
+// directory), then next to the including file.
+func TestIncludeLooksInTheCurrentDirectoryFirst(t *testing.T) {
+	jobDir := writeFiles(t, map[string]string{"main.fio": "[a]\ninclude common.fio\n", "common.fio": "size=2m\n"})
+	cwd := writeFiles(t, map[string]string{"common.fio": "size=3m\n"})
+	t.Chdir(cwd)
+	jobs, _, err := parseFile(t, filepath.Join(jobDir, "main.fio"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if jobs[0].Size != 3<<20 {
+		t.Errorf("size %d, want the current directory's common.fio (3m)", jobs[0].Size)
+	}
+}
+
+func TestASectionNamedGlobalSomethingIsGlobal(t *testing.T) {
+	jobs, _, err := parseJobFile(strings.NewReader("[global-defaults]\nsize=1m\n[a]\n"), "g.fio")
+	if err != nil || len(jobs) != 1 || jobs[0].Name != "a" || jobs[0].Size != 1<<20 {
+		t.Fatalf("jobs %+v, %v; want one job a with the global size", jobs, err)
+	}
+}
+
+func TestAnExpandedValueThatIsWrongShowsBothForms(t *testing.T) {
+	t.Setenv("SB_TEST_BAD", "lots")
+	_, _, err := parseJobFile(strings.NewReader("[a]\nsize=${SB_TEST_BAD}\n"), "e.fio")
+	if err == nil || !strings.Contains(err.Error(), `size=${SB_TEST_BAD} ("lots" once expanded)`) {
+		t.Errorf("error %v, want the value as written and as expanded", err)
+	}
+}

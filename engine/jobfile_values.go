@@ -21,7 +21,7 @@ func newValueExpander() func(string) (string, error) {
 		if keywords == nil {
 			keywords = map[string]string{
 				"$pagesize": strconv.Itoa(os.Getpagesize()),
-				"$ncpus":    strconv.Itoa(runtime.NumCPU()),
+				"$ncpus":    strconv.Itoa(onlineCPUs()),
 			}
 			if mem := memoryBytes(); mem > 0 {
 				keywords["$mb_memory"] = strconv.FormatInt(mem>>20, 10)
@@ -71,4 +71,19 @@ func expandEnv(value string) (string, error) {
 		b.WriteString(os.Getenv(rest[start+2 : start+end]))
 		rest = rest[start+end+1:]
 	}
+}
+
+// onlineCPUs is the number of online CPUs, as fio's $ncpus counts them
+// (sysconf's _SC_NPROCESSORS_ONLN), not only those this process may use;
+// where the kernel does not say, the CPUs Go may use.
+func onlineCPUs() int {
+	data, err := os.ReadFile("/sys/devices/system/cpu/online")
+	if err != nil {
+		return runtime.NumCPU()
+	}
+	cpus, err := parseCPUList(strings.TrimSpace(string(data)))
+	if err != nil || len(cpus) == 0 {
+		return runtime.NumCPU()
+	}
+	return len(cpus)
 }

@@ -61,3 +61,25 @@ func TestShareSplitsACountWhole(t *testing.T) {
 		}
 	}
 }
+
+// Where auto falls back to psync, a clone keeps its queue depth with one
+// thread per IO in flight: the threads' shares of number_ios and of the
+// bytes add up to what one thread would issue, also when some threads'
+// share is nothing.
+func TestLimitsAddUpOverPsyncLanes(t *testing.T) {
+	withProbedBackend(t, psyncFallback)
+	for _, c := range []struct {
+		args []string
+		want int64
+	}{
+		{[]string{"--rw=randread", "--size=256k", "--number_ios=3"}, 3},
+		{[]string{"--rw=randread", "--size=256k", "--number_ios=10"}, 10},
+		{[]string{"--rw=write", "--size=256k", "--io_size=12k"}, 3},
+		{[]string{"--rw=write", "--size=64k"}, 16},
+	} {
+		got := runArgs(t, append([]string{"--name=lanes", "--ioengine=auto", "--iodepth=8"}, c.args...)...)
+		if got[0].IOs != c.want {
+			t.Errorf("%v over 8 psync threads: %d IOs, want %d", c.args, got[0].IOs, c.want)
+		}
+	}
+}

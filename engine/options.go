@@ -361,8 +361,9 @@ func knownOption(name string) bool {
 
 // ParseArgs parses a fio-style command line: options before the first
 // --name are global, each --name starts a new job that inherits them, and
-// positional arguments are fio job files (read from disk; each runs as a
-// group of its own after the jobs before it, as fio runs them). Options
+// positional arguments are fio job files (read from disk; the first runs
+// beside the command line's jobs with its global options, each later one
+// as a group of its own after the jobs before it, as fio runs them). Options
 // are given as --opt=value, --opt value, or --flag for flags. Unknown or
 // unsupported options are an error naming the option. All errors wrap
 // ErrUsage.
@@ -399,19 +400,25 @@ func ParseArgs(args []string) ([]JobSpec, RunOptions, error) {
 	if err != nil {
 		return nil, RunOptions{}, err
 	}
-	for _, f := range files {
+	for i, f := range files {
 		fh, err := os.Open(f)
 		if err != nil {
 			return nil, RunOptions{}, fmt.Errorf("%w: job file: %w", ErrUsage, err)
 		}
-		fileJobs, fileOpts, err := parseJobFile(fh, f)
+		// As fio does: the first job file's jobs start from the command
+		// line's global options and run beside its jobs; every later
+		// file starts from the defaults and is a group of its own, run
+		// after the jobs before it.
+		globals := defaultJob()
+		if i == 0 {
+			globals = p.global
+		}
+		fileJobs, fileOpts, err := parseJobFileFrom(fh, f, globals)
 		fh.Close()
 		if err != nil {
 			return nil, RunOptions{}, err
 		}
-		if len(jobs) > 0 {
-			// fio runs each job file as a group of its own, after the
-			// jobs before it (the command line's, the earlier files').
+		if i > 0 {
 			fileJobs[0].Stonewall = true
 		}
 		jobs = append(jobs, fileJobs...)
@@ -561,8 +568,10 @@ anywhere on a line, name= to rename a job (its files keep the section's name),
 "include FILE" relative to the including file, ${VAR} from the environment
 (empty when unset) and $pagesize, $mb_memory, $ncpus. Jobs run concurrently
 except across a stonewall (or wait_for_previous): the jobs after it start when
-those before it have finished. Each job file is a group of its own, run after
-the command line's jobs and the files before it, as fio runs them.
+those before it have finished. As in fio, the first job file's jobs inherit
+the command line's global options and run beside its jobs; each later job
+file starts from the defaults and is a group of its own, run after the jobs
+before it.
 Sizes take fio's units (4k = 4096; as in fio, kib/mib/gib mean powers of 1000);
 times take us, ms, s, m, h (a bare number is seconds).
 

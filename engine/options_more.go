@@ -38,12 +38,7 @@ func init() {
 			if err != nil {
 				return err
 			}
-			j.BSSplit = shares
-			j.BSMin, j.BSMax = shares[0].Size, shares[0].Size
-			for _, sh := range shares {
-				j.BSMin, j.BSMax = min(j.BSMin, sh.Size), max(j.BSMax, sh.Size)
-			}
-			j.BlockSize = j.BSMin
+			j.BSSplit = shares // its sizes set the block sizes in resolve
 			return nil
 		}},
 		{name: "end_fsync", flag: true, help: "fsync the files when the job's IO is done", apply: boolOpt(func(j *JobSpec, v bool) { j.EndFsync = v })},
@@ -62,9 +57,9 @@ func init() {
 // parseBSSplit reads fio's bssplit value as fio does: size/percent entries
 // separated by ':'; entries without a percentage (or with 0) share what the
 // others leave equally (rounded down); more than 100 % is refused only with
-// several such entries. The entries are ordered by share, largest first, and
-// a draw beyond the last share takes the last entry, so shares that add up
-// to less than 100 leave the rest to the smallest share, as in fio.
+// several such entries. The entries are ordered by share, smallest first,
+// and a draw beyond the last share takes the last entry, so shares that add
+// up to less than 100 leave the rest to the largest share, as in fio.
 func parseBSSplit(s string) ([]BlockSizeShare, error) {
 	if err := rejectList(s); err != nil {
 		return nil, err
@@ -106,8 +101,8 @@ func parseBSSplit(s string) ([]BlockSizeShare, error) {
 			shares[i].Percent = left / blank
 		}
 	}
-	sort.SliceStable(shares, func(a, b int) bool { return shares[a].Percent > shares[b].Percent })
-	if shares[0].Percent == 0 {
+	sort.SliceStable(shares, func(a, b int) bool { return shares[a].Percent < shares[b].Percent })
+	if !hasShare(shares) {
 		return nil, fmt.Errorf("every share of %s is 0%%", excerpt(s))
 	}
 	return shares, nil

@@ -12,15 +12,16 @@ func TestBSSplitReadsFiosForm(t *testing.T) {
 		in   string
 		want []BlockSizeShare
 	}{
-		{"4k/40:64k/60", []BlockSizeShare{{65536, 60}, {4096, 40}}},
+		{"4k/40:64k/60", []BlockSizeShare{{4096, 40}, {65536, 60}}},
 		// Blank shares split what is left, rounded down.
-		{"4k/50:8k/:16k", []BlockSizeShare{{4096, 50}, {8192, 25}, {16384, 25}}},
+		{"4k/50:8k/:16k", []BlockSizeShare{{8192, 25}, {16384, 25}, {4096, 50}}},
 		{"4k/:8k/:16k/", []BlockSizeShare{{4096, 33}, {8192, 33}, {16384, 33}}},
 		{"1m", []BlockSizeShare{{1 << 20, 100}}},
-		// Shares that do not add up to 100 are taken as they are.
-		{"4k/60:64k/30", []BlockSizeShare{{4096, 60}, {65536, 30}}},
-		{"4k/60:64k/50", []BlockSizeShare{{4096, 60}, {65536, 50}}},
-		{"4k/150:8k/", []BlockSizeShare{{4096, 100}, {8192, 0}}},
+		// Shares that do not add up to 100 are taken as they are, ordered by
+		// share, smallest first, as fio orders them.
+		{"4k/60:64k/30", []BlockSizeShare{{65536, 30}, {4096, 60}}},
+		{"4k/60:64k/50", []BlockSizeShare{{65536, 50}, {4096, 60}}},
+		{"4k/150:8k/", []BlockSizeShare{{8192, 0}, {4096, 100}}},
 	} {
 		got, err := parseBSSplit(c.in)
 		if err != nil || !reflect.DeepEqual(got, c.want) {
@@ -68,5 +69,39 @@ func TestSizeSplitDrawsByTheShares(t *testing.T) {
 	}
 	if counts[8192] != 0 || counts[4096] < 69000 || counts[4096] > 71000 || counts[65536] < 29000 || counts[65536] > 31000 {
 		t.Errorf("sizes drawn %v, want about 70%% 4k, 30%% 64k, no 8k", counts)
+	}
+}
+
+// Shares under 100 leave the rest to the last entry, the largest share:
+// fio's 4k/10:64k/50 issues 4k 10 % of the time and 64k 90 %.
+func TestBSSplitLeavesTheRestToTheLargestShare(t *testing.T) {
+	shares, err := parseBSSplit("4k/10:64k/50")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSizeSplit(shares)
+	r := newRNG(5)
+	small := 0
+	for range 100000 {
+		if s.draw(&r) == 4096 {
+			small++
+		}
+	}
+	if small < 9000 || small > 11000 {
+		t.Errorf("4k drawn %d times in 100000, want about 10000", small)
+	}
+}
+
+// bssplit sets the block sizes whatever comes after it, as in fio.
+func TestBSSplitWinsOverALaterBs(t *testing.T) {
+	jobs, _, err := ParseArgs([]string{"--bssplit=4k/50:64k/50", "--name=a", "--size=1m", "--bs=4k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j := jobs[0]; j.BSMin != 4096 || j.BSMax != 65536 {
+		t.Errorf("block sizes %d..%d, want bssplit's 4096..65536", j.BSMin, j.BSMax)
+	}
+	if _, _, err := ParseArgs([]string{"--name=a", "--size=1m", "--bs=0", "--rate=1m"}); err == nil || !strings.Contains(err.Error(), "block size must be positive") {
+		t.Errorf("bs=0 with rate: error %v, want the block size named", err)
 	}
 }

@@ -30,7 +30,9 @@ type jobRun struct {
 // started, it returns the document of what ran, marked Partial with the
 // error, together with the error (the groups after the failure do not run);
 // if nothing ran, it returns only the error. Errors from bad jobs wrap
-// ErrUsage, and every job is checked before the first group starts.
+// ErrUsage; every job's options are validated before the first group
+// starts, what depends on the files (their layout, O_DIRECT alignment) when
+// its group does.
 //
 // For its duration Run raises GOMAXPROCS so that every worker thread, of
 // this run and of any other in flight in the process, has its own P; it is
@@ -40,12 +42,27 @@ func Run(ctx context.Context, jobs []JobSpec, opts RunOptions) (*result.Document
 	if len(jobs) == 0 {
 		return nil, fmt.Errorf("%w: no jobs", ErrUsage)
 	}
+	// Jobs built in Go get what the parser gives parsed ones; the
+	// caller's slice is not changed.
+	jobs = append([]JobSpec(nil), jobs...)
+	for i := range jobs {
+		if err := jobs[i].resolve(); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrUsage, err)
+		}
+	}
 	if err := validateJobs(jobs); err != nil {
 		return nil, err
 	}
+	// exitall anywhere makes any job's end stop its reporting group, as
+	// fio's process-wide flag does.
+	exitAll := false
+	for i := range jobs {
+		exitAll = exitAll || jobs[i].ExitAll
+	}
 	var doc *result.Document
 	for _, g := range runGroups(jobs) {
-		ex, err := execute(ctx, g.jobs, opts)
+		g.exitAll = exitAll
+		ex, err := execute(ctx, g, opts)
 		if err != nil {
 			if doc == nil {
 				return nil, err
@@ -130,7 +147,8 @@ type execution struct {
 // Errors before IO (preparation, setup) are returned; later ones are in
 // execution.err.
 // The jobs must have passed validateJobs.
-func execute(ctx context.Context, jobs []JobSpec, opts RunOptions) (*execution, error) {
+func execute(ctx context.Context, g runGroup, opts RunOptions) (*execution, error) {
+	jobs := g.jobs
 	// The thread budget is checked before anything is laid out or
 	// started: beyond it Go would kill the process. Every worker thread
 	// then gets its own P, so a worker returning from a blocking system
@@ -154,7 +172,18 @@ func execute(ctx context.Context, jobs []JobSpec, opts RunOptions) (*execution, 
 		return nil, err
 	}
 	var all []*worker
-	for _, r := range runs {
+	groupStops := map[int]*atomic.Bool{}
+	for i, r := range runs {
+		id := 0
+		if i < len(g.reportGroups) {
+			id = g.reportGroups[i]
+		}
+		if groupStops[id] == nil {
+			groupStops[id] = &atomic.Bool{}
+		}
+		for _, w := range r.workers {
+			w.groupStop, w.exitAll = groupStops[id], g.exitAll
+		}
 		all = append(all, r.workers...)
 	}
 

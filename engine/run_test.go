@@ -170,7 +170,7 @@ func TestGroupReportingMergesExactly(t *testing.T) {
 	jobs, opts := job(t, "--name=g", "--directory="+t.TempDir(), "--size=8m", "--rw=randread", "--bs=4k", "--iodepth=4",
 		"--direct=1", "--numjobs=3", "--runtime=500ms", "--time_based")
 	opts.fillDefaults()
-	ex, err := execute(context.Background(), jobs, opts)
+	ex, err := execute(context.Background(), runGroup{jobs: jobs}, opts)
 	if err != nil || ex.err != nil {
 		t.Fatal(err, ex.err)
 	}

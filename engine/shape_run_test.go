@@ -28,10 +28,14 @@ func TestABSSplitRunIssuesTheSizesInTheirShares(t *testing.T) {
 	}
 }
 
-// exitall stops the group's other jobs when the job finishes.
-func TestExitallStopsTheOtherJobs(t *testing.T) {
+// exitall, set on any job, makes the end of any job stop the other jobs of
+// its reporting group, as fio's does; a job of another reporting group
+// (new_group) keeps running.
+func TestExitallStopsTheOtherJobsOfTheReportingGroup(t *testing.T) {
 	jobs, opts, err := ParseArgs([]string{"--directory=" + t.TempDir(), "--ioengine=psync", "--rw=write",
-		"--name=short", "--size=64k", "--exitall", "--name=long", "--size=1m", "--time_based", "--runtime=30s"})
+		"--name=short", "--size=64k",
+		"--name=long", "--size=1m", "--time_based", "--runtime=30s", "--exitall",
+		"--name=apart", "--size=1m", "--time_based", "--runtime=1s", "--new_group"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,10 +44,13 @@ func TestExitallStopsTheOtherJobs(t *testing.T) {
 		t.Fatalf("stopping the other jobs is no failure: %v", err)
 	}
 	if n := doc.Jobs[0].Write.TotalIOs; n != 16 {
-		t.Errorf("the exitall job did %d IOs, want 16", n)
+		t.Errorf("the short job did %d IOs, want 16", n)
 	}
 	if ms := doc.Jobs[1].JobRuntime; ms > 10_000 {
-		t.Errorf("the 30 s job ran %d ms: exitall did not stop it", ms)
+		t.Errorf("the 30 s job ran %d ms: the short job's end did not stop it", ms)
+	}
+	if ms := doc.Jobs[2].JobRuntime; ms < 900 {
+		t.Errorf("the job of another reporting group ran %d ms, want its whole second", ms)
 	}
 }
 

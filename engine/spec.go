@@ -11,6 +11,7 @@ package engine
 
 import (
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -214,6 +215,24 @@ func defaultJob() JobSpec {
 	}
 }
 
+// maxStartDelay bounds startdelay (the clock's arithmetic must not wrap);
+// maxSplitSizes and maxZones bound the lists a draw walks per IO (fio's
+// bounds are 64 sizes and 256 zones).
+const (
+	maxStartDelay = 100 * 365 * 24 * time.Hour
+	maxSplitSizes = 64
+	maxZones      = 256
+)
+
+func hasShare(shares []BlockSizeShare) bool {
+	for _, sh := range shares {
+		if sh.Percent > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // BlockSizeShare is one entry of bssplit: a block size and the percentage
 // of IOs of that size.
 type BlockSizeShare struct {
@@ -221,19 +240,29 @@ type BlockSizeShare struct {
 	Percent int
 }
 
-// resolve turns options that depend on others into what the engine runs:
-// rate into rate_iops for the job's block size.
+// resolve turns options that depend on others into what the engine runs,
+// once all of a job's options are read: bssplit's sizes win over bs and
+// bsrange whatever their order (as in fio), and rate becomes rate_iops for
+// the job's block size. It may be called again: rate is consumed.
 func (j *JobSpec) resolve() error {
-	if j.RateBytes == 0 {
-		return nil
+	if len(j.BSSplit) > 0 {
+		j.BSMin, j.BSMax = j.BSSplit[0].Size, j.BSSplit[0].Size
+		for _, sh := range j.BSSplit {
+			j.BSMin, j.BSMax = min(j.BSMin, sh.Size), max(j.BSMax, sh.Size)
+		}
+		j.BlockSize, j.BSStep = j.BSMin, 0
+	}
+	if j.RateBytes == 0 || j.BSMin <= 0 {
+		return nil // a bad block size is validate's to report
 	}
 	switch {
 	case j.RateIOPS > 0:
 		return fmt.Errorf("job %q: rate and rate_iops: give one", j.Name)
-	case j.BSMin != j.BSMax || len(j.BSSplit) > 0:
+	case j.BSMin != j.BSMax:
 		return fmt.Errorf("job %q: rate: a bandwidth cap needs one block size here (bs); with bsrange or bssplit give rate_iops", j.Name)
 	}
-	j.RateIOPS = int(max(1, (j.RateBytes+j.BSMin/2)/j.BSMin))
+	j.RateIOPS = int(min(max(1, (j.RateBytes+j.BSMin/2)/j.BSMin), math.MaxInt32))
+	j.RateBytes = 0
 	return nil
 }
 
@@ -284,6 +313,16 @@ func (j *JobSpec) validate() error {
 		return bad("filesize/io_size/number_ios/loops/startdelay", "must not be negative")
 	case j.FileSize > 0 && j.FileSize < j.BSMax:
 		return bad("filesize", "%d bytes is less than one block (%d bytes)", j.FileSize, j.BSMax)
+	case j.OffsetIncrement > 0 && (math.MaxInt64-j.Offset)/j.OffsetIncrement < int64(max(j.NumJobs-1, 0)):
+		return bad("offset_increment", "offset + offset_increment x numjobs overflows")
+	case j.StartDelay > maxStartDelay:
+		return bad("startdelay", "%v is more than %v", j.StartDelay, maxStartDelay)
+	case len(j.BSSplit) > maxSplitSizes:
+		return bad("bssplit", "%d sizes, more than %d", len(j.BSSplit), maxSplitSizes)
+	case len(j.BSSplit) > 0 && !hasShare(j.BSSplit):
+		return bad("bssplit", "every share is 0%%")
+	case len(j.RandomDistribution.Zones) > maxZones:
+		return bad("random_distribution", "%d zones, more than %d", len(j.RandomDistribution.Zones), maxZones)
 	case j.Runtime < 0 || j.Ramp < 0:
 		return bad("runtime/ramp_time", "must not be negative")
 	case j.TimeBased && j.Runtime == 0:
@@ -350,7 +389,11 @@ func (j *JobSpec) ioBytes(regions int64) int64 {
 	case j.Size > 0:
 		amount = j.Size
 	}
-	return amount * int64(max(j.Loops, 1))
+	loops := int64(max(j.Loops, 1))
+	if amount > math.MaxInt64/loops {
+		return math.MaxInt64 // more than can ever be done
+	}
+	return amount * loops
 }
 
 // share is lane's part of n split over lanes, the first n%lanes lanes

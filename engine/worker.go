@@ -63,11 +63,18 @@ type worker struct {
 	// separate submission to time (fio reports no slat for it either).
 	timeSlat bool
 
-	limitBytes  int64 // bytes to issue in the measured phase; 0 = no limit
-	issuedBytes int64
-	limitIOs    int64 // reads and writes to issue in the measured phase; 0 = no limit
-	issuedIOs   int64
-	writes      int // since the last fsync
+	// The measured phase's limits: bytes (size, io_size, loops) unless
+	// time based, and reads and writes (number_ios). A lane's share may be
+	// 0, so whether there is a limit is apart from its value.
+	byteLimited, ioLimited  bool
+	limitBytes, issuedBytes int64
+	limitIOs, issuedIOs     int64
+	writes                  int // since the last fsync
+
+	// groupStop stops the worker's reporting group (exitall); exitAll
+	// says whether the worker's end sets it.
+	groupStop *atomic.Bool
+	exitAll   bool
 
 	stats workerStats
 	err   error
@@ -140,7 +147,7 @@ func (w *worker) setup() error {
 	w.align = j.offsetAlign()
 	if j.isRandom() && !j.RandomDistribution.uniform() {
 		for _, f := range w.files {
-			d, err := newBlockDraw(j.RandomDistribution, uint64((f.length-j.BSMax)/w.align+1), w.align, w.rng.next())
+			d, err := newBlockDraw(j.RandomDistribution, uint64((f.length-j.BSMax)/w.align+1), w.align, f.length, w.rng.next())
 			if err != nil {
 				return fmt.Errorf("job %q: random_distribution: %s: %w", j.Name, f.path, err)
 			}
@@ -158,9 +165,19 @@ func (w *worker) setup() error {
 		for _, f := range w.files {
 			regions += f.length
 		}
-		w.limitBytes = j.ioBytes(regions) / int64(w.lanes)
+		w.byteLimited = true
+		w.limitBytes = j.ioBytes(regions)
+		if w.lanes > 1 {
+			// Lanes split the bytes in whole blocks, so that they add
+			// up to what one thread would issue.
+			blocks := w.limitBytes/j.BSMin + min(w.limitBytes%j.BSMin, 1)
+			w.limitBytes = share(blocks, w.lane, w.lanes) * j.BSMin
+		}
 	}
-	w.limitIOs = share(j.NumberIOs, w.lane, w.lanes)
+	if j.NumberIOs > 0 {
+		w.ioLimited = true
+		w.limitIOs = share(j.NumberIOs, w.lane, w.lanes)
+	}
 	return nil
 }
 
@@ -234,7 +251,7 @@ func (w *worker) run(s runSchedule) {
 		if !measuring && now >= rampEnd {
 			beginMeasure(rampEnd)
 		}
-		stopping := w.err != nil || now >= end || s.stop.Load() || (measuring && w.limitReached())
+		stopping := w.err != nil || now >= end || s.stop.Load() || w.groupStop.Load() || (measuring && w.limitReached())
 		if stopping && inflight == 0 {
 			break
 		}
@@ -411,7 +428,7 @@ func (w *worker) sleepUntil(at int64, stop *atomic.Bool) bool {
 // limitReached reports whether the measured phase has issued all the bytes
 // or IOs it may (size, io_size and loops; number_ios).
 func (w *worker) limitReached() bool {
-	return (w.limitBytes > 0 && w.issuedBytes >= w.limitBytes) || (w.limitIOs > 0 && w.issuedIOs >= w.limitIOs)
+	return (w.byteLimited && w.issuedBytes >= w.limitBytes) || (w.ioLimited && w.issuedIOs >= w.limitIOs)
 }
 
 // complete accounts the completions in w.comps, all stamped tc.
@@ -509,8 +526,11 @@ func (w *worker) start(ready chan<- error, begin <-chan struct{}, sched *runSche
 			return // aborted before starting
 		}
 		w.run(*sched)
-		if w.job.ExitAll || (w.err != nil && w.job.ExitAllOnError) {
-			sched.stop.Store(true) // the group's other jobs stop too
+		switch {
+		case w.err != nil && w.job.ExitAllOnError:
+			sched.stop.Store(true) // every other job stops
+		case w.exitAll:
+			w.groupStop.Store(true) // the reporting group's other jobs stop
 		}
 	}()
 }
