@@ -198,6 +198,9 @@ func (f *jobFileReader) option(text string) error {
 		}
 		return fmt.Errorf("%s=%s: %w", key, excerptValue(expanded), err)
 	}
+	if !hasValue {
+		f.p.unrecord(key)
+	}
 	return nil
 }
 

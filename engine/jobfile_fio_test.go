@@ -31,7 +31,8 @@ func fioCommand(t *testing.T) string {
 }
 
 // jobOutcome is what a job file must mean to both tools: each job's name,
-// group and IO counts, and the files the run left.
+// group, IO counts and the names of the options it echoes, and the files
+// the run left.
 type jobOutcome struct {
 	Jobs  []string
 	Files []string
@@ -45,8 +46,13 @@ func outcomeOf(t *testing.T, report []byte, dir string) jobOutcome {
 	}
 	var o jobOutcome
 	for _, j := range r.Jobs {
-		o.Jobs = append(o.Jobs, fmt.Sprintf("%s group %d: %d reads (%d bytes), %d writes (%d bytes)",
-			j.JobName, j.GroupID, j.Read.TotalIOs, j.Read.IOBytes, j.Write.TotalIOs, j.Write.IOBytes))
+		var echoed []string
+		for k := range j.JobOptions {
+			echoed = append(echoed, k)
+		}
+		sort.Strings(echoed)
+		o.Jobs = append(o.Jobs, fmt.Sprintf("%s group %d: %d reads (%d bytes), %d writes (%d bytes), options echoed %v",
+			j.JobName, j.GroupID, j.Read.TotalIOs, j.Read.IOBytes, j.Write.TotalIOs, j.Write.IOBytes, echoed))
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {

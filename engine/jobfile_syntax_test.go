@@ -113,7 +113,7 @@ func TestValuesExpandTheEnvironmentAndFiosKeywords(t *testing.T) {
 		t.Fatal(err)
 	}
 	j := jobs[0]
-	if j.Size != 3<<20 || j.BlockSize != 8192 || j.NumJobs != runtime.NumCPU() || j.BlockAlign != int64(os.Getpagesize()) {
+	if j.Size != 3<<20 || j.BlockSize != 8192 || j.NumJobs != onlineCPUs() || j.BlockAlign != int64(os.Getpagesize()) {
 		t.Errorf("size %d bs %d numjobs %d blockalign %d", j.Size, j.BlockSize, j.NumJobs, j.BlockAlign)
 	}
 	if got := j.Options["size"]; got != "3m" {
@@ -162,5 +162,16 @@ func TestAnExpandedValueThatIsWrongShowsBothForms(t *testing.T) {
 	_, _, err := parseJobFile(strings.NewReader("[a]\nsize=${SB_TEST_BAD}\n"), "e.fio")
 	if err == nil || !strings.Contains(err.Error(), `size=${SB_TEST_BAD} ("lots" once expanded)`) {
 		t.Errorf("error %v, want the value as written and as expanded", err)
+	}
+}
+
+// fio replaces its keywords on the command line too.
+func TestKeywordsAreReplacedOnTheCommandLine(t *testing.T) {
+	jobs, _, err := ParseArgs([]string{"--name=a", "--size=1m", "--numjobs=$ncpus", "--blockalign=$pagesize"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if jobs[0].NumJobs != onlineCPUs() || jobs[0].BlockAlign != int64(os.Getpagesize()) {
+		t.Errorf("numjobs %d, blockalign %d; want the online CPUs and the page size", jobs[0].NumJobs, jobs[0].BlockAlign)
 	}
 }

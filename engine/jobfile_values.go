@@ -11,11 +11,24 @@ import (
 
 // newValueExpander returns what expands a job file's option value as fio
 // does before it parses the value: ${VAR} becomes the environment variable
-// VAR (empty when unset or when VAR is empty), and the reserved keywords
-// $pagesize, $mb_memory and $ncpus become the page size, the megabytes of
-// memory and the number of online CPUs of this machine. The machine's
-// values are read once, when first used.
+// VAR (empty when unset or when VAR is empty), then the reserved keywords
+// are replaced (newKeywordExpander).
 func newValueExpander() func(string) (string, error) {
+	keywords := newKeywordExpander()
+	return func(value string) (string, error) {
+		out, err := expandEnv(value)
+		if err != nil {
+			return "", err
+		}
+		return keywords(out)
+	}
+}
+
+// newKeywordExpander returns what replaces fio's reserved keywords in an
+// option value, in job files and on the command line alike: $pagesize,
+// $mb_memory and $ncpus become the page size, the megabytes of memory and
+// the number of online CPUs of this machine, read once, when first used.
+func newKeywordExpander() func(string) (string, error) {
 	var keywords map[string]string
 	machine := func() map[string]string {
 		if keywords == nil {
@@ -30,10 +43,10 @@ func newValueExpander() func(string) (string, error) {
 		return keywords
 	}
 	return func(value string) (string, error) {
-		out, err := expandEnv(value)
-		if err != nil || !strings.Contains(out, "$") {
-			return out, err
+		if !strings.Contains(value, "$") {
+			return value, nil
 		}
+		out := value
 		for _, k := range []string{"$pagesize", "$mb_memory", "$ncpus"} {
 			if !strings.Contains(out, k) {
 				continue

@@ -369,6 +369,7 @@ func knownOption(name string) bool {
 // ErrUsage.
 func ParseArgs(args []string) ([]JobSpec, RunOptions, error) {
 	p := newParser()
+	keywords := newKeywordExpander()
 	var files []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -381,9 +382,10 @@ func ParseArgs(args []string) ([]JobSpec, RunOptions, error) {
 		if !knownOption(name) {
 			return nil, RunOptions{}, fmt.Errorf("%w: unknown or unsupported option %s (see --help)", ErrUsage, excerpt("--"+name))
 		}
+		bare := !hasValue && isFlag(name)
 		if !hasValue {
 			switch {
-			case isFlag(name):
+			case bare:
 				value = "1"
 			case i+1 < len(args) && !strings.HasPrefix(args[i+1], "--"):
 				i++
@@ -392,8 +394,16 @@ func ParseArgs(args []string) ([]JobSpec, RunOptions, error) {
 				return nil, RunOptions{}, fmt.Errorf("%w: option --%s needs a value", ErrUsage, name)
 			}
 		}
+		expanded, err := keywords(value)
+		if err != nil {
+			return nil, RunOptions{}, fmt.Errorf("%w: --%s=%s: %w", ErrUsage, name, excerptValue(value), err)
+		}
+		value = expanded
 		if err := p.set(name, value, true); err != nil {
 			return nil, RunOptions{}, fmt.Errorf("%w: --%s=%s: %w", ErrUsage, name, excerptValue(value), err)
+		}
+		if bare {
+			p.unrecord(name)
 		}
 	}
 	jobs, err := p.finish("command line")
@@ -491,6 +501,16 @@ func (p *parser) record(name, value string) {
 		p.cur.Options[name] = value
 	} else {
 		p.opts.GlobalOptions[name] = value
+	}
+}
+
+// unrecord drops an option from the echo: fio echoes only options given
+// with a value, not bare flags (time_based, stonewall, thread).
+func (p *parser) unrecord(name string) {
+	if p.cur != nil {
+		delete(p.cur.Options, name)
+	} else {
+		delete(p.opts.GlobalOptions, name)
 	}
 }
 
