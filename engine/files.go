@@ -40,9 +40,36 @@ func (j *JobSpec) clonePaths(c int) []string {
 	}
 	stem := j.fileStem()
 	for n := 0; n < j.NrFiles; n++ {
-		paths = append(paths, filepath.Join(dir, stem+"."+strconv.Itoa(c)+"."+strconv.Itoa(n)))
+		name := stem + "." + strconv.Itoa(c) + "." + strconv.Itoa(n)
+		if j.FilesPerDir > 0 {
+			name = filepath.Join(j.fanOutDir(c, n/j.FilesPerDir), name)
+		}
+		paths = append(paths, filepath.Join(dir, name))
 	}
 	return paths
+}
+
+// fanOutDir is the name of clone c's k-th subdirectory under
+// sb_files_per_dir, relative to the job's directory.
+func (j *JobSpec) fanOutDir(c, k int) string {
+	return j.fileStem() + "." + strconv.Itoa(c) + ".d" + strconv.Itoa(k)
+}
+
+// fanOutDirs are the subdirectories clone c's generated files live in
+// (none without sb_files_per_dir or with explicit filenames).
+func (j *JobSpec) fanOutDirs(c int) []string {
+	if j.FilesPerDir <= 0 || len(j.Filenames) > 0 {
+		return nil
+	}
+	dir := j.Directory
+	if dir == "" {
+		dir = "."
+	}
+	var dirs []string
+	for k := 0; k*j.FilesPerDir < j.NrFiles; k++ {
+		dirs = append(dirs, filepath.Join(dir, j.fanOutDir(c, k)))
+	}
+	return dirs
 }
 
 // resolveFiles turns clone c's paths into IO regions. With --size the size
@@ -51,6 +78,13 @@ func (j *JobSpec) clonePaths(c int) []string {
 func (j *JobSpec) resolveFiles(c int) ([]fileSpec, error) {
 	paths := j.clonePaths(c)
 	out := make([]fileSpec, 0, len(paths))
+	if j.isFileOp() {
+		// A file engine's files are names, not IO regions.
+		for _, p := range paths {
+			out = append(out, fileSpec{path: p, length: j.FileSize})
+		}
+		return out, nil
+	}
 	for _, p := range paths {
 		f := fileSpec{path: p, base: j.Offset + int64(c)*j.OffsetIncrement}
 		size, isDev, err := existingSize(p)

@@ -105,7 +105,18 @@ func prepare(ctx context.Context, jobs []JobSpec) ([]*target, error) {
 				return nil, fmt.Errorf("job %q: directory %s is not a directory", j.Name, j.Directory)
 			}
 		}
+		if j.isFileOp() {
+			if err := prepareFileOp(j); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		for c := 0; c < j.NumJobs; c++ {
+			for _, d := range j.fanOutDirs(c) {
+				if err := os.MkdirAll(d, 0o755); err != nil {
+					return nil, fmt.Errorf("job %q: sb_files_per_dir: %w", j.Name, err)
+				}
+			}
 			files, err := j.resolveFiles(c)
 			if err != nil {
 				return nil, fmt.Errorf("job %q: %w", j.Name, err)
@@ -160,8 +171,8 @@ func prepare(ctx context.Context, jobs []JobSpec) ([]*target, error) {
 	// Alignment is checked after layout so that new files exist for statx.
 	for i := range jobs {
 		j := &jobs[i]
-		if !j.Direct {
-			continue
+		if !j.Direct || j.isFileOp() {
+			continue // the file engines do no data IO to align
 		}
 		for c := 0; c < j.NumJobs; c++ {
 			for _, p := range j.clonePaths(c) {

@@ -235,7 +235,11 @@ func init() {
 			j.RateIOPS = int(v)
 			return err
 		}},
-		{name: "ioengine", help: "auto (default: io_uring, else libaio, else psync) | io_uring | libaio | psync; sync, pvsync and pvsync2 run psync (one pread or pwrite per IO, where fio's sync uses lseek and read, its pvsync preadv)", apply: func(j *JobSpec, v string) error {
+		{name: "ioengine", help: "auto (default: io_uring, else libaio, else psync) | io_uring | libaio | psync; sync, pvsync and pvsync2 run psync (one pread or pwrite per IO, where fio's sync uses lseek and read, its pvsync preadv); file engines: filecreate | filestat | filedelete | dircreate | dirstat | dirdelete, and storagebench's sb_fileread | sb_filerename (see docs/engine-job-files.md)", apply: func(j *JobSpec, v string) error {
+			if _, ok := fileOpEngines[v]; ok {
+				j.IOEngine = v
+				return nil
+			}
 			switch v {
 			case EngineAuto, EngineIOUring, EngineLibaio, EnginePsync:
 				j.IOEngine = v
@@ -247,7 +251,7 @@ func init() {
 				j.IOEngine = EnginePsync
 				return nil
 			}
-			return fmt.Errorf("unsupported engine %s (auto, io_uring, libaio, psync, sync, pvsync, pvsync2)", excerpt(v))
+			return fmt.Errorf("unsupported engine %s (auto, io_uring, libaio, psync, sync, pvsync, pvsync2, %s)", excerpt(v), fileOpEngineNames())
 		}},
 		{name: "randrepeat", flag: true, help: "repeat the same random offsets every run (default 1)", apply: boolOpt(func(j *JobSpec, v bool) { j.RandRepeat = v })},
 		{name: "randseed", help: "seed of the random generator (default fio's 0x89)", apply: func(j *JobSpec, s string) error {
@@ -553,10 +557,12 @@ func checkUniqueNames(jobs []JobSpec) error {
 	seen := map[string]bool{}
 	for _, j := range jobs {
 		stem := j.fileStem()
-		if seen[stem] && len(j.Filenames) == 0 {
+		if seen[stem] && len(j.Filenames) == 0 && !j.Stonewall {
 			// Generated file names derive from the job name: two jobs
-			// with one name would share files by accident.
-			return fmt.Errorf("%w: two jobs are named %q and use generated files; give them distinct names", ErrUsage, stem)
+			// with one name running together would share files by
+			// accident. After a stonewall the sharing is the point
+			// (fio's file engines: create, then stat, then delete).
+			return fmt.Errorf("%w: two jobs are named %q, use generated files and run at the same time; give them distinct names (or stonewall the later one)", ErrUsage, stem)
 		}
 		seen[stem] = true
 	}

@@ -166,6 +166,26 @@ type JobSpec struct {
 	ZeroBuffers bool
 	// Fill is the data set policy: ifmissing, always or never.
 	Fill string
+	// StatType is the system call filestat and dirstat time: stat
+	// (default), lstat or statx (fio's stat_type).
+	StatType string
+	// RandomFileOrder picks files at random instead of in turn (fio's
+	// file_service_type=random); the file engines then visit every file
+	// once per pass in a random order, as fio's skipping of done files
+	// makes its random choice.
+	RandomFileOrder bool
+	// FilesPerDir, when set, spreads generated files over subdirectories
+	// of the job's directory holding that many each (storagebench's
+	// sb_files_per_dir; fio has no directory fan-out).
+	FilesPerDir int
+	// OpenFiles is fio's openfiles: how many files a clone keeps open at
+	// once. The file engines keep none open between operations; IO jobs
+	// keep all of theirs, so less than their file count is refused.
+	OpenFiles int
+	// CreateWrite makes filecreate write FileSize bytes into each new
+	// file before closing it, timed with the create (sb_create_write;
+	// fio's filecreate writes nothing).
+	CreateWrite bool
 	// CPUsAllowed restricts the job's threads to these CPUs (fio's
 	// cpus_allowed); empty, anywhere (see affinity.go). CPUsAllowedPolicy
 	// is shared or split.
@@ -311,7 +331,7 @@ func (j *JobSpec) validate() error {
 		return bad("size/offset", "must not be negative")
 	case j.FileSize < 0 || j.IOSize < 0 || j.NumberIOs < 0 || j.Loops < 0 || j.StartDelay < 0:
 		return bad("filesize/io_size/number_ios/loops/startdelay", "must not be negative")
-	case j.FileSize > 0 && j.FileSize < j.BSMax:
+	case j.FileSize > 0 && j.FileSize < j.BSMax && !j.isFileOp():
 		return bad("filesize", "%d bytes is less than one block (%d bytes)", j.FileSize, j.BSMax)
 	case j.OffsetIncrement > 0 && (math.MaxInt64-j.Offset)/j.OffsetIncrement < int64(max(j.NumJobs-1, 0)):
 		return bad("offset_increment", "offset + offset_increment x numjobs overflows")
@@ -346,12 +366,20 @@ func (j *JobSpec) validate() error {
 	switch j.IOEngine {
 	case EngineAuto, EngineIOUring, EngineLibaio, EnginePsync:
 	default:
-		return bad("ioengine", "unsupported engine %q (supported: auto, io_uring, libaio, psync)", j.IOEngine)
+		if !j.isFileOp() {
+			return bad("ioengine", "unsupported engine %q (supported: auto, io_uring, libaio, psync, %s)", j.IOEngine, fileOpEngineNames())
+		}
+	}
+	if err := j.validateFileOp(); err != nil {
+		return err
 	}
 	switch j.Fill {
 	case FillIfMissing, FillAlways, FillNever:
 	default:
 		return bad("fill", "unknown policy %q (ifmissing, always, never)", j.Fill)
+	}
+	if j.isFileOp() {
+		return nil // no IO region: the files' sizes are filesize, or 0
 	}
 	if len(j.Filenames) == 0 && j.Size == 0 && j.FileSize == 0 {
 		return bad("size", "needed when no existing --filename is given (or filesize)")

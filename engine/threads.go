@@ -31,6 +31,9 @@ type backendPlan struct {
 
 // planBackend chooses a job's backend and the lanes of its clones.
 func planBackend(j *JobSpec) backendPlan {
+	if j.isFileOp() {
+		return backendPlan{kind: j.IOEngine, reason: "file operations: one timed system call each (" + fileOpEngines[j.IOEngine].doesWhat + "), one thread per clone", lanes: 1, depth: 1}
+	}
 	choice := chooseBackend(j.IOEngine)
 	p := backendPlan{kind: choice.name, reason: choice.reason, lanes: 1, depth: j.IODepth}
 	if choice.name == EnginePsync && j.IODepth > 1 {

@@ -76,6 +76,11 @@ type worker struct {
 	groupStop *atomic.Bool
 	exitAll   bool
 
+	// opBuf is what sb_fileread reads into and sb_create_write writes
+	// from; order the file engines' visiting order (see fileops.go).
+	opBuf []byte
+	order []int
+
 	stats workerStats
 	err   error
 	ran   bool // IO was issued
@@ -127,11 +132,7 @@ func (w *worker) setup() error {
 	if w.arena, err = newArena(w.depth, j.BSMax); err != nil {
 		return fmt.Errorf("job %q: %w", j.Name, err)
 	}
-	seed := j.RandSeed
-	if !j.RandRepeat {
-		seed = uint64(time.Now().UnixNano())
-	}
-	w.rng = newRNG(seed ^ uint64(w.jobID)<<48 ^ uint64(w.clone)<<32 ^ uint64(w.lane)<<16)
+	w.seedRNG()
 	w.slots = make([]slot, w.depth)
 	for i := range w.slots {
 		w.slots[i].buf = w.arena.slot(i)[:j.BSMax]
@@ -179,6 +180,16 @@ func (w *worker) setup() error {
 		w.limitIOs = share(j.NumberIOs, w.lane, w.lanes)
 	}
 	return nil
+}
+
+// seedRNG seeds the worker's generator: from randseed while randrepeat is
+// on (each job, clone and lane its own stream), else from the clock.
+func (w *worker) seedRNG() {
+	seed := w.job.RandSeed
+	if !w.job.RandRepeat {
+		seed = uint64(time.Now().UnixNano())
+	}
+	w.rng = newRNG(seed ^ uint64(w.jobID)<<48 ^ uint64(w.clone)<<32 ^ uint64(w.lane)<<16)
 }
 
 // close releases everything setup acquired.
@@ -357,6 +368,9 @@ func (w *worker) prepOne(now int64, pace *pacer, measuring bool) bool {
 	if w.nextFile++; w.nextFile == len(w.files) {
 		w.nextFile = 0
 	}
+	if j.RandomFileOrder && len(w.files) > 1 {
+		fi = int(w.rng.below(uint64(len(w.files))))
+	}
 	s.file = int32(fi)
 	if j.Fsync > 0 && w.writes >= j.Fsync {
 		w.writes = 0
@@ -513,6 +527,8 @@ func (w *worker) start(ready chan<- error, begin <-chan struct{}, sched *runSche
 		err := pinThread(w.cpus)
 		if err != nil {
 			err = fmt.Errorf("job %q: placing its thread on CPUs %v: %w", w.job.Name, w.cpus, err)
+		} else if w.job.isFileOp() {
+			err = w.setupFileOps()
 		} else {
 			err = w.setup()
 		}
@@ -525,7 +541,11 @@ func (w *worker) start(ready chan<- error, begin <-chan struct{}, sched *runSche
 		if sched.stop.Load() && sched.start == 0 {
 			return // aborted before starting
 		}
-		w.run(*sched)
+		if w.job.isFileOp() {
+			w.runFileOps(*sched)
+		} else {
+			w.run(*sched)
+		}
 		switch {
 		case w.err != nil && w.job.ExitAllOnError:
 			sched.stop.Store(true) // every other job stops

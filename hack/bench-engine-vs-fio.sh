@@ -11,20 +11,27 @@
 # to a power of two (3 runs as 4), so a depth that is not one gets a second
 # line at the next power of two where both tools run the same depth.
 #
-# Two targets, each with its own table:
+# Three targets, each with its own table:
 #   device  a loop device over a file on tmpfs, built (and removed) by the
 #           script: O_DIRECT IO goes through the block layer into memory, so
 #           the device costs little and the tools' own cost per IO decides
 #           the rate, as on local NVMe (../shared/notes/storage-on-this-machine.md)
 #   file    a file on the machine's disk, where the disk decides
+#   metadata  a directory on the machine's disk: fio's file engines
+#           (filecreate, then filestat, then filedelete on the same files,
+#           each tool on its own fresh directory, A B per round); "IOPS" is
+#           operations per second and CPU per IO is CPU per operation. fio
+#           runs with openfiles=1, as its own example job does
 #
 # Environment:
-#   BENCH_TARGETS  device, file or "device file" (default: both)
+#   BENCH_TARGETS  any of device, file, metadata (default: all three)
 #   BENCH_FILE     test file (default /var/tmp/storagebench-bench/bench.dat)
 #   BENCH_SIZE     size of the file and of the device (default 2g)
 #   BENCH_RUNTIME  seconds per run (default 5)
 #   BENCH_ROUNDS   runs per tool and workload (default 3, at least 3)
 #   BENCH_ONLY     run only workloads whose name contains this string
+#   BENCH_MD_DIR   metadata directory (default /var/tmp/storagebench-bench/md)
+#   BENCH_MD_FILES files per metadata run (default 8000)
 #   BENCH_RAW      directory to keep every JSON document in (default: a temp dir)
 #   BENCH_BIN      a storagebench binary to use instead of building one
 #   BENCH_ARGS     more arguments for both tools on every line, such as
@@ -35,9 +42,11 @@ set -euo pipefail
 BENCH_FILE=${BENCH_FILE:-/var/tmp/storagebench-bench/bench.dat}
 BENCH_SIZE=${BENCH_SIZE:-2g}
 BENCH_RUNTIME=${BENCH_RUNTIME:-5}
-BENCH_TARGETS=${BENCH_TARGETS:-device file}
+BENCH_TARGETS=${BENCH_TARGETS:-device file metadata}
 BENCH_ROUNDS=${BENCH_ROUNDS:-3}
 BENCH_ONLY=${BENCH_ONLY:-}
+BENCH_MD_DIR=${BENCH_MD_DIR:-/var/tmp/storagebench-bench/md}
+BENCH_MD_FILES=${BENCH_MD_FILES:-8000}
 read -r -a bench_args <<<"${BENCH_ARGS:-}"
 (( BENCH_ROUNDS >= 3 )) || { echo "BENCH_ROUNDS must be at least 3" >&2; exit 2; }
 
@@ -120,7 +129,7 @@ run() {
 	local out="$raw_dir/$name.$tool.$round.json"
 	local cmd
 	if [[ $tool == fio ]]; then cmd=(fio); else cmd=("$sb" engine); fi
-	python3 - "$out" "${cmd[@]}" --name="$name" "$@" <<'PY'
+	python3 - "$out" "${cmd[@]}" --name="${JOB_NAME:-$name}" "$@" <<'PY'
 import resource, subprocess, sys
 out = sys.argv[1]
 with open(out, "w") as f:
@@ -141,10 +150,7 @@ bench() {
 		--time_based --runtime="$BENCH_RUNTIME" --group_reporting --output-format=json "${bench_args[@]}")
 	echo "$what"
 	echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; $(uname -r); fio $(fio --version); $target ($BENCH_SIZE); ${BENCH_RUNTIME}s x ${BENCH_ROUNDS} rounds each${BENCH_ARGS:+; both tools with $BENCH_ARGS}"
-	printf '%-34s %9s %9s %6s | %8s %8s %6s | %8s %8s %6s | %13s %13s | %-11s | %s\n' \
-		workload fio_iops sb_iops ratio cpu_fio cpu_sb ratio pcpu_fio pcpu_sb ratio "fio_p50/p99" "sb_p50/p99" "qd fio/sb" "iops spread fio / sb"
-	printf '%-34s %9s %9s %6s | %8s %8s %6s | %8s %8s %6s | %13s %13s | %-11s |\n' \
-		"" "" "" "" "us/IO" "us/IO" "" "us/IO" "us/IO" "" "us" "us" "in flight"
+	print_header
 	local w name args i
 	for w in "${workloads[@]}"; do
 		name=${w%%|*}
@@ -157,6 +163,42 @@ bench() {
 		summarize "$name"
 	done
 	echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+
+# bench_metadata DIR: the file engines' table. Each round runs the three
+# phases on fresh files with one tool, then with the other.
+metadata_phases=(filecreate filestat filedelete)
+bench_metadata() {
+	local dir=$1
+	raw_dir=$raw/metadata
+	mkdir -p "$raw_dir"
+	local common=(--nrfiles="$BENCH_MD_FILES" --filesize=4k --bs=4k --openfiles=1 --output-format=json "${bench_args[@]}")
+	echo "== directory $dir on the machine's disk: fio's file engines, $BENCH_MD_FILES files, one job; IOPS = operations/s"
+	echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; $(uname -r); fio $(fio --version); ${BENCH_ROUNDS} rounds each"
+	local i tool phase
+	for ((i = 0; i < BENCH_ROUNDS; i++)); do
+		for tool in fio sb; do
+			rm -rf "${dir:?}/$tool"
+			mkdir -p "$dir/$tool"
+			for phase in "${metadata_phases[@]}"; do
+				JOB_NAME=md run "$tool" "md-$phase" "$i" --directory="$dir/$tool" --ioengine="$phase" "${common[@]}"
+			done
+		done
+	done
+	rm -rf "${dir:?}"
+	print_header
+	for phase in "${metadata_phases[@]}"; do
+		[[ -z $BENCH_ONLY || "md-$phase" == *"$BENCH_ONLY"* ]] || continue
+		summarize "md-$phase"
+	done
+	echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+
+print_header() {
+	printf '%-34s %9s %9s %6s | %8s %8s %6s | %8s %8s %6s | %13s %13s | %-11s | %s\n' \
+		workload fio_iops sb_iops ratio cpu_fio cpu_sb ratio pcpu_fio pcpu_sb ratio "fio_p50/p99" "sb_p50/p99" "qd fio/sb" "iops spread fio / sb"
+	printf '%-34s %9s %9s %6s | %8s %8s %6s | %8s %8s %6s | %13s %13s | %-11s |\n' \
+		"" "" "" "" "us/IO" "us/IO" "" "us/IO" "us/IO" "" "us" "us" "in flight"
 }
 
 summarize() {
@@ -226,7 +268,10 @@ for t in $BENCH_TARGETS; do
 		layout "$BENCH_FILE"
 		bench "$BENCH_FILE" "== file $BENCH_FILE on the machine's disk: the disk decides" file
 		;;
-	*) echo "BENCH_TARGETS: unknown target $t (device, file)" >&2; exit 2 ;;
+	metadata)
+		bench_metadata "$BENCH_MD_DIR"
+		;;
+	*) echo "BENCH_TARGETS: unknown target $t (device, file, metadata)" >&2; exit 2 ;;
 	esac
 	echo
 done
