@@ -30,10 +30,13 @@ type wireDocument struct {
 }
 
 type wireJob struct {
-	JobName string        `json:"jobname"`
-	Error   int           `json:"error"`
-	Read    wireDirection `json:"read"`
-	Write   wireDirection `json:"write"`
+	JobName    string        `json:"jobname"`
+	Error      int           `json:"error"`
+	JobRuntime int64         `json:"job_runtime"`
+	UsrCPU     float64       `json:"usr_cpu"`
+	SysCPU     float64       `json:"sys_cpu"`
+	Read       wireDirection `json:"read"`
+	Write      wireDirection `json:"write"`
 }
 
 type wireDirection struct {
@@ -59,7 +62,8 @@ func wireReport(r *ClientReport) *wireClientReport {
 		}
 		doc := &wireDocument{Jobs: make([]wireJob, len(run.Document.Jobs)), Storagebench: run.Document.Storagebench}
 		for k, j := range run.Document.Jobs {
-			doc.Jobs[k] = wireJob{JobName: j.JobName, Error: j.Error, Read: wireCounters(j.Read), Write: wireCounters(j.Write)}
+			doc.Jobs[k] = wireJob{JobName: j.JobName, Error: j.Error, JobRuntime: j.JobRuntime, UsrCPU: j.UsrCPU, SysCPU: j.SysCPU,
+				Read: wireCounters(j.Read), Write: wireCounters(j.Write)}
 		}
 		w.Runs[i].Document = doc
 	}
@@ -82,7 +86,8 @@ func (w *wireClientReport) report() *ClientReport {
 		}
 		doc := &result.Document{Jobs: make([]result.Job, len(run.Document.Jobs)), Storagebench: run.Document.Storagebench}
 		for k, j := range run.Document.Jobs {
-			doc.Jobs[k] = result.Job{JobName: j.JobName, Error: j.Error, Read: j.Read.direction(), Write: j.Write.direction()}
+			doc.Jobs[k] = result.Job{JobName: j.JobName, Error: j.Error, JobRuntime: j.JobRuntime, UsrCPU: j.UsrCPU, SysCPU: j.SysCPU,
+				Read: j.Read.direction(), Write: j.Write.direction()}
 		}
 		r.Runs[i].Document = doc
 	}

@@ -134,6 +134,7 @@ func (m *merger) mergeRepetition(cell sbv1.Cell, repetition, clients int32, byCl
 		rep.Clients[k].StartOffsetMicroseconds -= earliest
 		rep.StartSkewMicroseconds = max(rep.StartSkewMicroseconds, rep.Clients[k].StartOffsetMicroseconds)
 	}
+	rep.CPU = repetitionCPU(rep.Clients)
 	if cell.Reads() {
 		rep.Read = read.stats()
 	}
@@ -163,6 +164,7 @@ func (m *merger) mergeClientRun(doc *result.Document, read, write *directionMerg
 		return nil, fmt.Errorf("engine run incomplete: %s", ext.Error)
 	}
 	cr := &ClientResult{StartOffsetMicroseconds: math.MaxInt64}
+	var usr, sys float64
 	own := &m.own
 	own[0].reset()
 	own[1].reset()
@@ -171,6 +173,11 @@ func (m *merger) mergeClientRun(doc *result.Document, read, write *directionMerg
 		if job.Error != 0 {
 			return nil, fmt.Errorf("job %s ended with error %d", job.JobName, job.Error)
 		}
+		u, s, err := jobCPU(job)
+		if err != nil {
+			return nil, fmt.Errorf("job %s: %w", job.JobName, err)
+		}
+		usr, sys = usr+u, sys+s
 		for d, pair := range [2]struct {
 			fio *result.Direction
 			ext *result.DirectionExtension
@@ -196,6 +203,8 @@ func (m *merger) mergeClientRun(doc *result.Document, read, write *directionMerg
 	if own[1].ios > 0 {
 		cr.Write = own[1].statsWithoutHistograms()
 	}
+	wall := float64(cr.EndUnixNano/1000-cr.StartOffsetMicroseconds) / 1e6
+	cr.CPU = cpuUsage(usr, sys, wall, own[0].ios+own[1].ios)
 	read.mergeFrom(&own[0])
 	write.mergeFrom(&own[1])
 	return cr, nil

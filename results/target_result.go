@@ -80,6 +80,9 @@ type RepetitionResult struct {
 	// RateMet is false when a rate-limited client fell below 98 % of its
 	// target rate; absent for unpaced cells.
 	RateMet *bool          `json:"rateMet,omitempty"`
+	// CPU is the engine's CPU time on all clients, beside the throughput
+	// it bought (bonnie++ prints %CPU next to every figure).
+	CPU     *CPUUsage      `json:"cpu,omitempty"`
 	Clients []ClientResult `json:"clients"`
 }
 
@@ -105,6 +108,22 @@ type ClientResult struct {
 	Write                   *DirectionStats `json:"write,omitempty"`
 	Backend                 string          `json:"backend"`
 	RateMet                 *bool           `json:"rateMet,omitempty"`
+	CPU                     *CPUUsage       `json:"cpu,omitempty"`
+}
+
+// CPUUsage is CPU time the engine's worker threads used while measuring
+// (their own rusage: system time includes what the kernel did on their
+// behalf, such as io_uring submissions).
+type CPUUsage struct {
+	UserSeconds   float64 `json:"userSeconds"`
+	SystemSeconds float64 `json:"systemSeconds"`
+	// Percent is CPU time over the measured wall time of a client (100 =
+	// one core busy all along), as bonnie++'s %CPU; for a repetition the
+	// mean over its clients.
+	Percent float64 `json:"percent"`
+	// MicrosecondsPerIO is CPU time per IO (or metadata operation) over
+	// all clients: what a class costs the client nodes per IO.
+	MicrosecondsPerIO float64 `json:"microsecondsPerIO"`
 }
 
 // DirectionStats are the results of one direction.

@@ -127,7 +127,7 @@ func buildSection(rr *results.RunResult, l *lookup, colors map[string]string, s 
 	}
 	header := []string{"target"}
 	for _, lb := range labels {
-		header = append(header, lb+": IOPS r/w", "MiB/s r/w", "p50/p99 ms")
+		header = append(header, lb+": IOPS r/w", "MiB/s r/w", "p50/p99 ms", "CPU %/us per IO")
 	}
 	h.Table = append(h.Table, header)
 	for _, target := range l.order {
@@ -135,11 +135,11 @@ func buildSection(rr *results.RunResult, l *lookup, colors map[string]string, s 
 		for _, c := range s.columns {
 			rep := l.rep(target, c.Name)
 			if rep == nil {
-				row = append(row, "n/a", "n/a", "n/a")
+				row = append(row, "n/a", "n/a", "n/a", "n/a")
 				continue
 			}
 			t := rep.Totals()
-			row = append(row, pair(rate(rep.Read), rate(rep.Write)), pair(mib(rep.Read), mib(rep.Write)), pair(ms(float64(t.Latency.P50)), ms(float64(t.Latency.P99))))
+			row = append(row, pair(rate(rep.Read), rate(rep.Write)), pair(mib(rep.Read), mib(rep.Write)), pair(ms(float64(t.Latency.P50)), ms(float64(t.Latency.P99))), cpu(rep.CPU))
 		}
 		h.Table = append(h.Table, row)
 	}

@@ -11,7 +11,8 @@ import (
 
 // WriteTable prints the results as text tables: per workload section, one
 // column per read percentage and, per target, IOPS, MiB/s and latency of
-// reads and writes, and the ratio to the baseline; then the verdict,
+// reads and writes, the clients' CPU, and the ratio to the baseline; then
+// the verdict,
 // violations, recommendation and warnings.
 func WriteTable(w io.Writer, rr *results.RunResult) error {
 	if rr == nil {
@@ -34,6 +35,7 @@ func WriteTable(w io.Writer, rr *results.RunResult) error {
 				{target, "IOPS", "read/write"},
 				{"", "MiB/s", "read/write"},
 				{"", "latency ms", "p50/p99"},
+				{"", "CPU", "%/us per IO"},
 			}
 			if rr.Spec.Baseline != "" && target != rr.Spec.Baseline {
 				rows = append(rows, []string{"", "vs " + rr.Spec.Baseline, "IOPS/p99"})
@@ -50,11 +52,12 @@ func WriteTable(w io.Writer, rr *results.RunResult) error {
 				rows[1] = append(rows[1], pair(mib(rep.Read), mib(rep.Write)))
 				t := rep.Totals()
 				rows[2] = append(rows[2], pair(ms(float64(t.Latency.P50)), ms(float64(t.Latency.P99))))
-				if len(rows) > 3 {
+				rows[3] = append(rows[3], cpu(rep.CPU))
+				if len(rows) > 4 {
 					if d, ok := l.delta(target, c.Name); ok {
-						rows[3] = append(rows[3], "x"+d.IOPSRatio+"/x"+d.LatencyRatio.P99)
+						rows[4] = append(rows[4], "x"+d.IOPSRatio+"/x"+d.LatencyRatio.P99)
 					} else {
-						rows[3] = append(rows[3], "-")
+						rows[4] = append(rows[4], "-")
 					}
 				}
 			}
@@ -108,6 +111,15 @@ func writeOutcome(b *strings.Builder, rr *results.RunResult) {
 }
 
 func pair(a, b string) string { return a + "/" + b }
+
+// cpu is a cell's CPU as bonnie++ puts it beside its figures: percent of a
+// core per client, and CPU time per IO; "-" where clients reported none.
+func cpu(c *results.CPUUsage) string {
+	if c == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f%%/%.1f", c.Percent, c.MicrosecondsPerIO)
+}
 
 func rate(d *results.DirectionStats) string {
 	if d == nil || d.IOs == 0 {
