@@ -179,6 +179,19 @@ func TestRecommendation(t *testing.T) {
 	if r := Recommend(spec, results, ev); r == nil || r.Target != "mirror" {
 		t.Fatalf("want mirror, got %+v", r)
 	}
+	// The cheaper one breaks only a Warn threshold: it does not win on
+	// price while the other breaks none.
+	spec.Thresholds = []sbv1.Threshold{{Name: "t", Workload: "diskspd-write", Targets: []string{"no-mirror"}, MinIOPS: ptr.To[int64](1e9), Severity: sbv1.SeverityWarn}}
+	ev = Evaluate(spec, results)
+	if r := Recommend(spec, results, ev); ev.Verdict != sbv1.VerdictPassed || r == nil || r.Target != "mirror" || !strings.Contains(r.Reason, "meets every threshold") {
+		t.Fatalf("a warned target must not win on price: verdict %s, recommendation %+v", ev.Verdict, r)
+	}
+	// Both break a Warn threshold: the cheapest of them, and the reason
+	// says that every target breaks one.
+	spec.Thresholds[0].Targets = nil
+	if r := Recommend(spec, results, Evaluate(spec, results)); r == nil || r.Target != "no-mirror" || !strings.Contains(r.Reason, "breaks only Warn thresholds (every target breaks one") {
+		t.Fatalf("all warned: want the cheapest with the rule in the reason, got %+v", r)
+	}
 	// Without prices, the fastest.
 	spec, results = evalResults()
 	spec.Targets[0].Price, spec.Targets[1].Price = nil, nil

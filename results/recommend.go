@@ -7,25 +7,33 @@ import (
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
 )
 
-// Recommend names the target to use: among those that break no Fail
-// threshold, the cheapest when every candidate has a price (ties go to the
-// faster), otherwise the fastest by geometric-mean IOPS over all cells. It
-// returns nil when no target qualifies.
+// Recommend names the target to use: the cheapest when every candidate has
+// a price (ties go to the faster), otherwise the fastest by geometric-mean
+// IOPS over all cells. The candidates are the targets that break no
+// threshold: a Warn threshold does not fail the run, but a target below
+// its bar must not win on price (seed 002's small disk, 8.5 seeks/s, is
+// the cheapest). Only when every target breaks one are the candidates
+// those that break only Warn thresholds, and the reason says so. A target
+// that breaks a Fail threshold is never recommended; nil when none is left.
 func Recommend(spec *sbv1.StorageBenchmarkSpec, results map[string]*TargetResult, ev Evaluation) *sbv1.Recommendation {
 	prices := Prices(spec)
-	var candidates []string
-	allPriced := true
-	for _, t := range spec.Targets {
-		if results[t.Name] == nil || ev.FailingTargets[t.Name] {
-			continue
-		}
-		candidates = append(candidates, t.Name)
-		if _, ok := prices[t.Name]; !ok {
-			allPriced = false
-		}
+	qualifier := "meets every threshold"
+	if len(spec.Thresholds) == 0 {
+		qualifier = "has no thresholds to meet"
+	}
+	candidates := recommendable(spec, results, func(t string) bool { return !ev.FailingTargets[t] && !ev.WarnedTargets[t] })
+	if len(candidates) == 0 {
+		qualifier = "breaks only Warn thresholds (every target breaks one; Fail thresholds exclude a target)"
+		candidates = recommendable(spec, results, func(t string) bool { return !ev.FailingTargets[t] })
 	}
 	if len(candidates) == 0 {
 		return nil
+	}
+	allPriced := true
+	for _, name := range candidates {
+		if _, ok := prices[name]; !ok {
+			allPriced = false
+		}
 	}
 	speed := map[string]float64{}
 	for _, name := range candidates {
@@ -47,10 +55,6 @@ func Recommend(spec *sbv1.StorageBenchmarkSpec, results map[string]*TargetResult
 			pick = name
 		}
 	}
-	qualifier := "meets every threshold"
-	if len(spec.Thresholds) == 0 {
-		qualifier = "has no thresholds to meet"
-	}
 	reason := fmt.Sprintf("fastest target that %s: geometric mean of %.0f IOPS over its %d cells", qualifier, speed[pick], len(results[pick].Cells))
 	if allPriced {
 		t := targetByName(spec, pick)
@@ -67,4 +71,15 @@ func targetByName(spec *sbv1.StorageBenchmarkSpec, name string) *sbv1.Target {
 		}
 	}
 	return nil
+}
+
+// recommendable lists, in spec order, the targets with results that pass.
+func recommendable(spec *sbv1.StorageBenchmarkSpec, results map[string]*TargetResult, pass func(string) bool) []string {
+	var out []string
+	for _, t := range spec.Targets {
+		if results[t.Name] != nil && pass(t.Name) {
+			out = append(out, t.Name)
+		}
+	}
+	return out
 }

@@ -15,14 +15,16 @@ type Evaluation struct {
 	// or results they need are missing): they make the verdict
 	// Inconclusive unless a Fail threshold is already broken.
 	Unevaluated []string
-	// FailingTargets are the targets that break a Fail threshold.
+	// FailingTargets are the targets that break a Fail threshold;
+	// WarnedTargets those that break a Warn threshold.
 	FailingTargets map[string]bool
+	WarnedTargets  map[string]bool
 }
 
 // Evaluate judges every threshold against the targets' results (the
 // median repetition of each cell).
 func Evaluate(spec *sbv1.StorageBenchmarkSpec, results map[string]*TargetResult) Evaluation {
-	ev := Evaluation{FailingTargets: map[string]bool{}}
+	ev := Evaluation{FailingTargets: map[string]bool{}, WarnedTargets: map[string]bool{}}
 	cells := spec.Cells()
 	for i := range spec.Thresholds {
 		th := &spec.Thresholds[i]
@@ -52,6 +54,8 @@ func Evaluate(spec *sbv1.StorageBenchmarkSpec, results map[string]*TargetResult)
 					ev.Violations = append(ev.Violations, v)
 					if v.Severity == sbv1.SeverityFail {
 						ev.FailingTargets[target] = true
+					} else {
+						ev.WarnedTargets[target] = true
 					}
 				}
 			}

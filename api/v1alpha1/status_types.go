@@ -84,7 +84,9 @@ type StorageBenchmarkStatus struct {
 	Warnings []Warning `json:"warnings,omitempty"`
 
 	// recommendation names the cheapest target that meets every threshold
-	// (the fastest when no prices are given), and why.
+	// (the fastest when no prices are given), and why. A target that breaks
+	// a Warn threshold is recommended only when every target breaks one
+	// (the reason then says so); one that breaks a Fail threshold never.
 	// +optional
 	Recommendation *Recommendation `json:"recommendation,omitempty"`
 

@@ -154,6 +154,7 @@ type Severity string
 const (
 	// SeverityFail makes the verdict Failed.
 	SeverityFail Severity = "Fail"
-	// SeverityWarn is reported without failing the verdict.
+	// SeverityWarn is reported without failing the verdict, and keeps the
+	// target from the recommendation while another target breaks none.
 	SeverityWarn Severity = "Warn"
 )
