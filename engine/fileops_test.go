@@ -17,6 +17,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/storagebench/storagebench/engine/result"
 )
 
 // listTree is every file and directory under dir, with regular files'
@@ -259,5 +261,22 @@ func TestFileEnginesMatchFio(t *testing.T) {
 	if !reflect.DeepEqual(gotJobs, wantJobs) || !reflect.DeepEqual(gotFiles, wantFiles) {
 		t.Errorf("the engine ran %s as\n  %s\n  files %v\nfio as\n  %s\n  files %v", file,
 			strings.Join(gotJobs, "\n  "), gotFiles, strings.Join(wantJobs, "\n  "), wantFiles)
+	}
+}
+
+// The result package's list of file engines is the engine's.
+func TestTheResultPackageKnowsEveryFileEngine(t *testing.T) {
+	var got []string
+	for n := range fileOpEngines {
+		got = append(got, n)
+	}
+	sort.Strings(got)
+	want := append([]string(nil), result.FileEngines...)
+	sort.Strings(want)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("engine file engines %v, result.FileEngines %v", got, want)
+	}
+	if !result.IsFileEngine("filestat (file operations: ...)") || result.IsFileEngine("io_uring") {
+		t.Fatal("IsFileEngine reads the name before the reason")
 	}
 }

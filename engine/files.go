@@ -170,3 +170,30 @@ func unlinkFiles(jobs []JobSpec) error {
 	}
 	return nil
 }
+
+// RemoveGenerated removes what the job's generated names hold for every
+// clone (files, directories with what is in them) and its fan-out
+// subdirectories: the data set of a metadata job, once it is no longer
+// wanted. Names already gone are fine; explicit filenames are not touched.
+func RemoveGenerated(j *JobSpec) error {
+	if len(j.Filenames) > 0 {
+		return nil
+	}
+	for c := 0; c < j.NumJobs; c++ {
+		paths := j.clonePaths(c)
+		for _, p := range paths {
+			if err := os.RemoveAll(p); err != nil {
+				return fmt.Errorf("job %q: removing %s: %w", j.Name, p, err)
+			}
+			if err := os.RemoveAll(p + renamedSuffix); err != nil {
+				return fmt.Errorf("job %q: removing %s: %w", j.Name, p+renamedSuffix, err)
+			}
+		}
+		for _, d := range j.fanOutDirs(c) {
+			if err := os.RemoveAll(d); err != nil {
+				return fmt.Errorf("job %q: removing %s: %w", j.Name, d, err)
+			}
+		}
+	}
+	return nil
+}

@@ -74,7 +74,11 @@ func (c *checker) spec(path string, spec *sbv1.StorageBenchmarkSpec) map[string]
 		if w.BlockSizeRange != nil {
 			n++
 		}
-		for _, f := range []int{len(w.ReadPercents), max(len(w.QueueDepths), 1), max(len(w.NumJobs), 1)} {
+		factors := []int{len(w.ReadPercents), max(len(w.QueueDepths), 1), max(len(w.NumJobs), 1)}
+		if w.Metadata != nil {
+			n, factors = len(w.Metadata.Operations), []int{max(len(w.NumJobs), 1)}
+		}
+		for _, f := range factors {
 			n = min(n*f, sbv1.MaxCells+1)
 		}
 		cells = min(cells+n, sbv1.MaxCells+1)

@@ -148,6 +148,13 @@ func (d *DirectionStats) iops() float64 {
 	return d.IOPS
 }
 
+func (d *DirectionStats) ios() int64 {
+	if d == nil {
+		return 0
+	}
+	return d.IOs
+}
+
 func (d *DirectionStats) bytesPerSecond() float64 {
 	if d == nil {
 		return 0

@@ -82,6 +82,9 @@ func ThresholdName(th *sbv1.Threshold, index int) string {
 	if th.MinIOPS != nil {
 		kinds = append(kinds, "minIOPS")
 	}
+	if th.MinOpsPerSecond != nil {
+		kinds = append(kinds, "minOpsPerSecond")
+	}
 	if th.MinBytesPerSecond != nil {
 		kinds = append(kinds, "minBytesPerSecond")
 	}
@@ -147,6 +150,10 @@ func check(th *sbv1.Threshold, rep, base *RepetitionResult) []sbv1.Violation {
 	totals := rep.Totals()
 	if th.MinIOPS != nil && totals.IOPS < float64(*th.MinIOPS) {
 		add("totalIOPS", float64(*th.MinIOPS), totals.IOPS, 1)
+	}
+	if th.MinOpsPerSecond != nil && totals.IOPS < float64(*th.MinOpsPerSecond) {
+		// A metadata cell counts its operations as IOs.
+		add("opsPerSecond", float64(*th.MinOpsPerSecond), totals.IOPS, 1)
 	}
 	if th.MinBytesPerSecond != nil && totals.BytesPerSecond < float64(th.MinBytesPerSecond.Value()) {
 		add("totalBytesPerSecond", float64(th.MinBytesPerSecond.Value()), totals.BytesPerSecond, 0)

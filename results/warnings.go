@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
+	"github.com/storagebench/storagebench/engine/result"
 )
 
 // Bounds behind the validity warnings.
@@ -28,7 +29,18 @@ const (
 	WarnStartSkew           = "StartSkew"
 	WarnStraggler           = "StragglerClient"
 	WarnRateNotMet          = "RateNotMet"
+	WarnMetadataCutShort    = "MetadataCutShort"
 )
+
+// hasIOCells reports whether the target ran any IO (not metadata) cell.
+func hasIOCells(tr *TargetResult) bool {
+	for i := range tr.Cells {
+		if !tr.Cells[i].Cell.IsMetadata() {
+			return true
+		}
+	}
+	return false
+}
 
 // WarningInputs is what the caller knows beyond the results.
 type WarningInputs struct {
@@ -55,6 +67,9 @@ func Warnings(tr *TargetResult, in WarningInputs) []sbv1.Warning {
 	}
 	sort.Strings(nodes)
 	for _, node := range nodes {
+		if !hasIOCells(tr) {
+			break // metadata cells make their own names: no data set
+		}
 		mem := in.NodeMemoryBytes[node]
 		data := clientsOn[node] * in.SizePerClientBytes
 		if mem > 0 && data < 2*mem {
@@ -64,7 +79,7 @@ func Warnings(tr *TargetResult, in WarningInputs) []sbv1.Warning {
 		}
 	}
 	for _, b := range tr.Backends {
-		if !strings.HasPrefix(b, "io_uring") {
+		if !strings.HasPrefix(b, "io_uring") && !result.IsFileEngine(b) {
 			add(WarnBackendFallback, "", "clients used the engine backend %s: io_uring was not available to them, which costs CPU per IO and can lower IOPS on fast devices", b)
 		}
 	}
@@ -82,6 +97,13 @@ func Warnings(tr *TargetResult, in WarningInputs) []sbv1.Warning {
 		}
 		if s := straggler(rep); s != "" {
 			add(WarnStraggler, cell.Cell.Name, "%s", s)
+		}
+		if m := cell.Cell.Metadata; m != nil {
+			want := int64(m.FilesPerJob) * int64(cell.Cell.NumJobs) * int64(tr.Clients) * m.OperationsPerName()
+			if done := rep.Read.ios(); done < want {
+				add(WarnMetadataCutShort, cell.Cell.Name, "the clients did %d of %d operations within durationSeconds (%d s): the operation was cut short, and the operations after it met names laid out untimed; raise durationSeconds or lower filesPerJob",
+					done, want, cell.Cell.DurationSeconds)
+			}
 		}
 	}
 	return out

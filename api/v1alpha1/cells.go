@@ -3,6 +3,7 @@ package v1alpha1
 import (
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Cell is one point of a workload group's matrix, with every default
@@ -30,7 +31,39 @@ type Cell struct {
 	// ConcurrentWith is the workload whose cell of the same index runs at
 	// the same time as this one, empty for none.
 	ConcurrentWith string `json:"concurrentWith,omitempty"`
+	// Metadata is set on the cells of a Metadata group: one operation
+	// over the group's names (its IO fields are then unused).
+	Metadata *MetadataCell `json:"metadata,omitempty"`
 }
+
+// MetadataCell is one operation of a Metadata group, with the group's
+// names: what one engine run of a file engine on one client does.
+type MetadataCell struct {
+	Operation         MetadataOperation `json:"operation"`
+	FilesPerJob       int32             `json:"filesPerJob"`
+	FileSizeBytes     int64             `json:"fileSizeBytes,omitempty"`
+	FilesPerDirectory int32             `json:"filesPerDirectory,omitempty"`
+	SharedDirectory   bool              `json:"sharedDirectory,omitempty"`
+	RandomOrder       bool              `json:"randomOrder,omitempty"`
+	// First is the group's first operation for its numJobs: the client
+	// starts it on a fresh directory. Last is the last: afterwards the
+	// names are removed, unless KeepFiles.
+	First     bool `json:"first,omitempty"`
+	Last      bool `json:"last,omitempty"`
+	KeepFiles bool `json:"keepFiles,omitempty"`
+}
+
+// OperationsPerName is how many timed operations one visit of a name is
+// (a rename goes away and back).
+func (m *MetadataCell) OperationsPerName() int64 {
+	if m.Operation == MetadataRename {
+		return 2
+	}
+	return 1
+}
+
+// IsMetadata reports whether the cell is a metadata operation.
+func (c *Cell) IsMetadata() bool { return c.Metadata != nil }
 
 // Cells expands every workload group into its cells, in spec order: groups
 // in order, and within a group block sizes, then read percents, then queue
@@ -47,6 +80,9 @@ func (s *StorageBenchmarkSpec) Cells() []Cell {
 
 // Cells expands one workload group into its cells.
 func (w *WorkloadGroup) Cells() []Cell {
+	if w.Metadata != nil {
+		return w.metadataCells()
+	}
 	type size struct{ fixed, min, max, align int64 }
 	var sizes []size
 	if w.BlockSizeRange != nil {
@@ -97,6 +133,37 @@ func (w *WorkloadGroup) Cells() []Cell {
 	return cells
 }
 
+// metadataCells expands a Metadata group: for each numJobs value, its
+// operations in order, on the same names.
+func (w *WorkloadGroup) metadataCells() []Cell {
+	m := w.Metadata
+	files := m.FilesPerJob
+	if files == 0 {
+		files = 1024
+	}
+	var size int64
+	if m.FileSize != nil {
+		size = m.FileSize.Bytes()
+	}
+	var cells []Cell
+	for _, jobs := range orDefault(w.NumJobs, 1) {
+		for k, op := range m.Operations {
+			c := Cell{
+				Workload: w.Name, Access: AccessSequential, ReadPercent: 100, QueueDepth: 1, NumJobs: jobs,
+				DurationSeconds: w.DurationSeconds,
+				Metadata: &MetadataCell{
+					Operation: op, FilesPerJob: files, FileSizeBytes: size, FilesPerDirectory: m.FilesPerDirectory,
+					SharedDirectory: m.SharedDirectory, RandomOrder: m.Order == MetadataRandom,
+					First: k == 0, Last: k == len(m.Operations)-1, KeepFiles: m.KeepFiles,
+				},
+			}
+			c.Name = fmt.Sprintf("%s-%s-f%d-j%d", w.Name, strings.ToLower(string(op)), files, jobs)
+			cells = append(cells, c)
+		}
+	}
+	return cells
+}
+
 func orDefault(values []int32, fallback int32) []int32 {
 	if len(values) == 0 {
 		return []int32{fallback}
@@ -135,6 +202,7 @@ func (c *Cell) MaxBlockSizeBytes() int64 {
 	return c.BlockSizeMaxBytes
 }
 
-// Reads and Writes say which directions the cell exercises.
+// Reads and Writes say which directions the cell exercises (a metadata
+// cell counts its operations as reads, as fio's file engines do).
 func (c *Cell) Reads() bool  { return c.ReadPercent > 0 }
 func (c *Cell) Writes() bool { return c.ReadPercent < 100 }

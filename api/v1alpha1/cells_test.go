@@ -1,7 +1,9 @@
 package v1alpha1
 
 import (
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"k8s.io/utils/ptr"
@@ -118,5 +120,53 @@ func TestFormatBlockSize(t *testing.T) {
 		if got := FormatBlockSize(bytes); got != want {
 			t.Errorf("FormatBlockSize(%d) = %q, want %q", bytes, got, want)
 		}
+	}
+}
+
+// A Metadata group runs its operations in order for each numJobs value, on
+// the same names; the first starts fresh and the last cleans up.
+func TestMetadataGroupCellsAreItsOperationsInOrderPerJobCount(t *testing.T) {
+	size := ByteSize("8Ki")
+	w := WorkloadGroup{
+		Name: "md", Kind: WorkloadMetadata, NumJobs: []int32{1, 4}, DurationSeconds: 10,
+		Metadata: &MetadataWorkload{
+			Operations: []MetadataOperation{MetadataCreate, MetadataStat, MetadataDelete},
+			FilesPerJob: 500, FileSize: &size, FilesPerDirectory: 100, SharedDirectory: true, Order: MetadataRandom,
+		},
+	}
+	var got []string
+	for _, c := range w.Cells() {
+		m := c.Metadata
+		if m == nil || !c.IsMetadata() || !c.Reads() || c.Writes() || c.MaxBlockSizeBytes() != 0 {
+			t.Fatalf("cell %s is not a metadata cell counted as reads: %+v", c.Name, c)
+		}
+		if m.FilesPerJob != 500 || m.FileSizeBytes != 8192 || m.FilesPerDirectory != 100 || !m.SharedDirectory || !m.RandomOrder || c.DurationSeconds != 10 {
+			t.Errorf("cell %s lost the group's settings: %+v", c.Name, m)
+		}
+		got = append(got, fmt.Sprintf("%s first=%v last=%v", c.Name, m.First, m.Last))
+	}
+	want := []string{
+		"md-create-f500-j1 first=true last=false", "md-stat-f500-j1 first=false last=false", "md-delete-f500-j1 first=false last=true",
+		"md-create-f500-j4 first=true last=false", "md-stat-f500-j4 first=false last=false", "md-delete-f500-j4 first=false last=true",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("cells\n  %v\nwant\n  %v", got, want)
+	}
+	op := MetadataStat
+	if m := (&CellMatch{Operation: &op}); !m.Matches(&w.Cells()[1]) || m.Matches(&w.Cells()[0]) {
+		t.Errorf("match.operation selects by operation")
+	}
+}
+
+// Metadata needs a file system: a Block target is refused naming it.
+func TestMetadataOnABlockTargetIsRefused(t *testing.T) {
+	s := StorageBenchmarkSpec{
+		Targets:   []Target{{Name: "raw", VolumeMode: "Block"}, {Name: "fs"}},
+		Workloads: []WorkloadGroup{{Name: "md", Kind: WorkloadMetadata, Metadata: &MetadataWorkload{Operations: []MetadataOperation{MetadataCreate}}}},
+		Dataset:   Dataset{SizePerClient: "1Gi"},
+	}
+	errs := s.Validate()
+	if len(errs) != 1 || errs[0].Field != "spec.targets[0].volumeMode" || !strings.Contains(errs[0].Error(), `Metadata workload "md" creates and deletes files`) {
+		t.Fatalf("errors %v", errs)
 	}
 }

@@ -7,7 +7,7 @@ import (
 // Threshold is a limit on the results of some cells and targets. A run whose
 // results break a threshold of severity Fail gets the verdict Failed.
 //
-// +kubebuilder:validation:XValidation:rule="has(self.minIOPS) || has(self.minBytesPerSecond) || has(self.maxLatency) || has(self.maxRegression)",message="a threshold needs at least one of minIOPS, minBytesPerSecond, maxLatency or maxRegression"
+// +kubebuilder:validation:XValidation:rule="has(self.minIOPS) || has(self.minOpsPerSecond) || has(self.minBytesPerSecond) || has(self.maxLatency) || has(self.maxRegression)",message="a threshold needs at least one of minIOPS, minOpsPerSecond, minBytesPerSecond, maxLatency or maxRegression"
 // +kubebuilder:validation:XValidation:rule="!has(self.minBytesPerSecond) || !isQuantity(string(self.minBytesPerSecond)) || quantity(string(self.minBytesPerSecond)).compareTo(quantity('0')) >= 0",messageExpression="'minBytesPerSecond ' + string(self.minBytesPerSecond) + ' must not be negative'",fieldPath=".minBytesPerSecond"
 type Threshold struct {
 	// name identifies the threshold in violations; default: derived from
@@ -40,6 +40,12 @@ type Threshold struct {
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	MinIOPS *int64 `json:"minIOPS,omitempty"`
+
+	// minOpsPerSecond is the least metadata operations per second a cell of
+	// a Metadata workload must reach, summed over all clients.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	MinOpsPerSecond *int64 `json:"minOpsPerSecond,omitempty"`
 
 	// minBytesPerSecond is the least total (read + write) throughput a cell
 	// must reach, summed over all clients.
@@ -84,6 +90,9 @@ type CellMatch struct {
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=64
 	NumJobs *int32 `json:"numJobs,omitempty"`
+	// operation of the cells of a Metadata workload to select.
+	// +optional
+	Operation *MetadataOperation `json:"operation,omitempty"`
 }
 
 // LatencyLimit is a maximum latency at a percentile.

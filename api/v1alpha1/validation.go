@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -45,6 +46,7 @@ func (s *StorageBenchmarkSpec) Validate() field.ErrorList {
 	}
 
 	errs = append(errs, s.validateThresholdSelections(cellsByGroup)...)
+	errs = append(errs, s.validateMetadataTargets()...)
 
 	files := int64(s.Dataset.FilesPerClient)
 	if files < 1 {
@@ -116,8 +118,33 @@ func (m *CellMatch) Matches(c *Cell) bool {
 		return false
 	case m.NumJobs != nil && *m.NumJobs != c.NumJobs:
 		return false
+	case m.Operation != nil && (c.Metadata == nil || c.Metadata.Operation != *m.Operation):
+		return false
 	}
 	return true
+}
+
+// validateMetadataTargets refuses Metadata workloads on Block targets: file
+// operations need a file system.
+func (s *StorageBenchmarkSpec) validateMetadataTargets() field.ErrorList {
+	metadata := ""
+	for i := range s.Workloads {
+		if s.Workloads[i].Metadata != nil {
+			metadata = s.Workloads[i].Name
+			break
+		}
+	}
+	if metadata == "" {
+		return nil
+	}
+	var errs field.ErrorList
+	for i := range s.Targets {
+		if s.Targets[i].VolumeMode == corev1.PersistentVolumeBlock {
+			errs = append(errs, field.Invalid(field.NewPath("spec", "targets").Index(i).Child("volumeMode"), "Block",
+				fmt.Sprintf("the Metadata workload %q creates and deletes files, which needs a file system: use volumeMode Filesystem for target %q", metadata, s.Targets[i].Name)))
+		}
+	}
+	return errs
 }
 
 // String renders the match as its fields, for messages.
@@ -134,6 +161,9 @@ func (m *CellMatch) String() string {
 	}
 	if m.NumJobs != nil {
 		parts = append(parts, fmt.Sprintf("numJobs=%d", *m.NumJobs))
+	}
+	if m.Operation != nil {
+		parts = append(parts, "operation="+string(*m.Operation))
 	}
 	return "{" + strings.Join(parts, ", ") + "}"
 }

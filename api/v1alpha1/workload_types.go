@@ -2,9 +2,13 @@ package v1alpha1
 
 // WorkloadGroup is a named group of IO patterns. It expands to the cartesian
 // product of blockSizes (or its one blockSizeRange) x readPercents x
-// queueDepths x numJobs: its cells. Every cell runs on every target.
+// queueDepths x numJobs: its cells. A Metadata group expands to its
+// metadata.operations x numJobs instead. Every cell runs on every target.
 //
-// +kubebuilder:validation:XValidation:rule="has(self.blockSizes) != has(self.blockSizeRange)",message="a workload needs exactly one of blockSizes or blockSizeRange"
+// +kubebuilder:validation:XValidation:rule="(has(self.kind) && self.kind == 'Metadata') || has(self.blockSizes) != has(self.blockSizeRange)",message="a workload needs exactly one of blockSizes or blockSizeRange"
+// +kubebuilder:validation:XValidation:rule="(has(self.kind) && self.kind == 'Metadata') || has(self.readPercents)",message="an IO workload needs readPercents",fieldPath=".readPercents"
+// +kubebuilder:validation:XValidation:rule="(has(self.kind) && self.kind == 'Metadata') == has(self.metadata)",message="kind: Metadata needs metadata (its operations), and metadata needs kind: Metadata",fieldPath=".metadata"
+// +kubebuilder:validation:XValidation:rule="!(has(self.kind) && self.kind == 'Metadata') || !(has(self.blockSizes) || has(self.blockSizeRange) || has(self.readPercents) || has(self.rateIOPS) || has(self.concurrentWith))",message="a Metadata workload has no blockSizes, blockSizeRange, readPercents, rateIOPS or concurrentWith: its cells are metadata.operations x numJobs",fieldPath=".kind"
 // +kubebuilder:validation:XValidation:rule="!has(self.concurrentWith) || self.concurrentWith != self.name",message="concurrentWith must name another workload",fieldPath=".concurrentWith"
 type WorkloadGroup struct {
 	// name identifies the group; cell names start with it.
@@ -13,6 +17,18 @@ type WorkloadGroup struct {
 	// +kubebuilder:validation:MaxLength=24
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
 	Name string `json:"name"`
+
+	// kind is IO (reads and writes, the default) or Metadata (file
+	// operations per second; see metadata). A Metadata group uses numJobs
+	// and durationSeconds; queueDepths, rampSeconds, direct, syncWrites and
+	// access do not apply to it.
+	// +optional
+	// +kubebuilder:default=IO
+	Kind WorkloadKind `json:"kind,omitempty"`
+
+	// metadata is what a Metadata group does; only with kind: Metadata.
+	// +optional
+	Metadata *MetadataWorkload `json:"metadata,omitempty"`
 
 	// access is Random or Sequential.
 	// +optional
@@ -33,14 +49,14 @@ type WorkloadGroup struct {
 	BlockSizeRange *BlockSizeRange `json:"blockSizeRange,omitempty"`
 
 	// readPercents are the read shares of the mixes to run, 0 (all writes)
-	// to 100 (all reads).
-	// +required
+	// to 100 (all reads). Required for IO groups.
+	// +optional
 	// +listType=set
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=11
 	// +kubebuilder:validation:items:Minimum=0
 	// +kubebuilder:validation:items:Maximum=100
-	ReadPercents []int32 `json:"readPercents"`
+	ReadPercents []int32 `json:"readPercents,omitempty"`
 
 	// queueDepths are the IOs each job keeps in flight (fio iodepth,
 	// DiskSpd -o).
@@ -72,7 +88,10 @@ type WorkloadGroup struct {
 	// +kubebuilder:validation:Maximum=10000000
 	RateIOPS *int32 `json:"rateIOPS,omitempty"`
 
-	// durationSeconds is how long each cell is measured.
+	// durationSeconds is how long each cell is measured. A Metadata cell
+	// ends when its names are done, or at this bound; the next cell starts
+	// when the bound has passed, so that clients stay synchronized: keep it
+	// short for metadata.
 	// +optional
 	// +kubebuilder:default=60
 	// +kubebuilder:validation:Minimum=1

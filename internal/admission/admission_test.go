@@ -108,6 +108,22 @@ func set(t *testing.T, obj map[string]any, path string, value any) {
 	}
 }
 
+// addMetadataWorkload appends a Metadata workload "md" (Create, Stat,
+// Delete) to spec.workloads, with the given fields set over it (nil
+// removes one).
+func addMetadataWorkload(obj map[string]any, fields map[string]any) {
+	w := map[string]any{"name": "md", "kind": "Metadata", "metadata": map[string]any{"operations": []any{"Create", "Stat", "Delete"}}}
+	for k, v := range fields {
+		if v == nil {
+			delete(w, k)
+		} else {
+			w[k] = v
+		}
+	}
+	spec := obj["spec"].(map[string]any)
+	spec["workloads"] = append(spec["workloads"].([]any), w)
+}
+
 func TestAdmissionRejectsInvalidSpecsNamingTheFieldAndCause(t *testing.T) {
 	cases := []struct {
 		name      string
@@ -234,7 +250,7 @@ func TestAdmissionRejectsInvalidSpecsNamingTheFieldAndCause(t *testing.T) {
 			set(t, o, "spec.thresholds[0].targets", []any{"medium"})
 		}, "spec.thresholds", "every thresholds[].targets entry must name one of spec.targets"},
 		{"threshold without a limit", func(t *testing.T, o map[string]any) { set(t, o, "spec.thresholds[0].minIOPS", nil) },
-			"spec.thresholds[0]", "a threshold needs at least one of minIOPS, minBytesPerSecond, maxLatency or maxRegression"},
+			"spec.thresholds[0]", "a threshold needs at least one of minIOPS, minOpsPerSecond, minBytesPerSecond, maxLatency or maxRegression"},
 		{"regression threshold without a baseline", func(t *testing.T, o map[string]any) {
 			set(t, o, "spec.baseline", nil)
 			set(t, o, "spec.thresholds[0].maxRegression", map[string]any{"percent": 10})
@@ -255,6 +271,43 @@ func TestAdmissionRejectsInvalidSpecsNamingTheFieldAndCause(t *testing.T) {
 			set(t, o, "spec.targets[0].price", map[string]any{"amount": "10", "currency": "USD"})
 			set(t, o, "spec.targets[1].price", map[string]any{"amount": "9", "currency": "EUR"})
 		}, "spec.targets", "all target prices must use the same currency and period"},
+		{"Metadata without its operations", func(t *testing.T, o map[string]any) {
+			addMetadataWorkload(o, map[string]any{"metadata": nil})
+		}, "spec.workloads[1].metadata", "kind: Metadata needs metadata (its operations), and metadata needs kind: Metadata"},
+		{"metadata on an IO workload", func(t *testing.T, o map[string]any) {
+			set(t, o, "spec.workloads[0].metadata", map[string]any{"operations": []any{"Create"}})
+		}, "spec.workloads[0].metadata", "metadata needs kind: Metadata"},
+		{"Metadata with block sizes", func(t *testing.T, o map[string]any) {
+			addMetadataWorkload(o, map[string]any{"blockSizes": []any{"4Ki"}})
+		}, "spec.workloads[1].kind", "a Metadata workload has no blockSizes, blockSizeRange, readPercents, rateIOPS or concurrentWith"},
+		{"IO without read percents", func(t *testing.T, o map[string]any) { set(t, o, "spec.workloads[0].readPercents", nil) },
+			"spec.workloads[0].readPercents", "an IO workload needs readPercents"},
+		{"an operation twice", func(t *testing.T, o map[string]any) {
+			addMetadataWorkload(o, map[string]any{"metadata": map[string]any{"operations": []any{"Create", "Stat", "Create"}}})
+		}, "spec.workloads[1].metadata.operations", "metadata.operations must not name an operation twice"},
+		{"an unknown operation", func(t *testing.T, o map[string]any) {
+			addMetadataWorkload(o, map[string]any{"metadata": map[string]any{"operations": []any{"Chmod"}}})
+		}, "spec.workloads[1].metadata.operations[0]", "Unsupported value"},
+		{"a file too big for one read", func(t *testing.T, o map[string]any) {
+			addMetadataWorkload(o, map[string]any{"metadata": map[string]any{"operations": []any{"Create"}, "fileSize": "128Mi"}})
+		}, "spec.workloads[1].metadata.fileSize", "metadata.fileSize 128Mi must be between 0 and 64Mi"},
+		{"too many files per job", func(t *testing.T, o map[string]any) {
+			addMetadataWorkload(o, map[string]any{"metadata": map[string]any{"operations": []any{"Create"}, "filesPerJob": 65537}})
+		}, "spec.workloads[1].metadata.filesPerJob", "should be less than or equal to 65536"},
+		{"minOpsPerSecond on an IO workload", func(t *testing.T, o map[string]any) { set(t, o, "spec.thresholds[0].minOpsPerSecond", 10) },
+			"spec.thresholds", "minOpsPerSecond is for the cells of Metadata workloads"},
+		{"minIOPS on a Metadata workload", func(t *testing.T, o map[string]any) {
+			addMetadataWorkload(o, nil)
+			set(t, o, "spec.thresholds[0].workload", "md")
+		}, "spec.thresholds", "minIOPS and minBytesPerSecond are for IO workloads: a Metadata workload's cells take minOpsPerSecond"},
+		{"a match on an operation the workload does not run", func(t *testing.T, o map[string]any) {
+			addMetadataWorkload(o, nil)
+			set(t, o, "spec.thresholds[0]", map[string]any{"workload": "md", "minOpsPerSecond": 10, "match": map[string]any{"operation": "Rename"}})
+		}, "spec.thresholds", "every thresholds[].match must select at least one cell of its workload"},
+		{"concurrentWith a Metadata workload", func(t *testing.T, o map[string]any) {
+			addMetadataWorkload(o, nil)
+			set(t, o, "spec.workloads[0].concurrentWith", "md")
+		}, "spec.workloads", "workloads[].concurrentWith must name another IO workload"},
 		{"price that is not a decimal", func(t *testing.T, o map[string]any) {
 			set(t, o, "spec.targets[0].price", map[string]any{"amount": "ten", "currency": "USD"})
 		}, "spec.targets[0].price.amount", "should match"},

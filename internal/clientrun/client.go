@@ -78,9 +78,13 @@ func (c *Client) run(ctx context.Context, report *results.ClientReport) error {
 		return err
 	}
 	began := time.Now()
-	c.logf("laying out %d bytes in %d file(s) under %s (fill %s)", c.Plan.Data.SizePerClientBytes, len(data.files), c.Plan.Data.Path, c.Plan.Data.Fill)
-	if err := engine.Prepare(ctx, []engine.JobSpec{data.layoutJob(c.Plan)}); err != nil {
-		return fmt.Errorf("laying out the data set: %w", err)
+	if hasIOCells(c.Plan) {
+		c.logf("laying out %d bytes in %d file(s) under %s (fill %s)", c.Plan.Data.SizePerClientBytes, len(data.files), c.Plan.Data.Path, c.Plan.Data.Fill)
+		if err := engine.Prepare(ctx, []engine.JobSpec{data.layoutJob(c.Plan)}); err != nil {
+			return fmt.Errorf("laying out the data set: %w", err)
+		}
+	} else {
+		c.logf("only metadata cells: no data set to lay out")
 	}
 	report.PrepareMilliseconds = time.Since(began).Milliseconds()
 	if primer, ok := c.Signal.(Primer); ok {
@@ -124,7 +128,22 @@ func (c *Client) run(ctx context.Context, report *results.ClientReport) error {
 	return nil
 }
 
-// runSlot runs the slot's cells at once, each as its own engine run.
+// hasIOCells reports whether any cell of the plan reads or writes the data
+// set (metadata cells make their own names).
+func hasIOCells(p *plan.Plan) bool {
+	for _, s := range p.Slots {
+		for _, c := range s.Cells {
+			if !c.IsMetadata() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// runSlot runs the slot's cells at once, each as its own engine run; a
+// metadata cell's names are made fresh before its group's first operation
+// and removed after its last.
 func (c *Client) runSlot(ctx context.Context, index int, slot *plan.Slot, data *dataSet, due time.Time) []results.CellRun {
 	runs := make([]results.CellRun, len(slot.Cells))
 	var wg sync.WaitGroup
@@ -134,8 +153,14 @@ func (c *Client) runSlot(ctx context.Context, index int, slot *plan.Slot, data *
 		go func() {
 			defer wg.Done()
 			job := data.cellJob(c.Plan, &cell, seedFor(c.Index, index, k))
-			doc, err := engine.Run(ctx, []engine.JobSpec{job}, engine.RunOptions{GroupReporting: true, OutputFormat: "json"})
-			runs[k] = results.CellRun{Cell: cell.Name, Repetition: slot.Repetition, ScheduledUnixNano: due.UnixNano(), Document: doc}
+			runs[k] = results.CellRun{Cell: cell.Name, Repetition: slot.Repetition, ScheduledUnixNano: due.UnixNano()}
+			err := data.beforeMetadataCell(&job, &cell)
+			if err == nil {
+				runs[k].Document, err = engine.Run(ctx, []engine.JobSpec{job}, engine.RunOptions{GroupReporting: true, OutputFormat: "json"})
+			}
+			if err == nil {
+				err = data.afterMetadataCell(&job, &cell)
+			}
 			if err != nil {
 				runs[k].Error = err.Error()
 			}

@@ -18,6 +18,10 @@ type dataSet struct {
 	files  []string
 	size   int64 // bytes over all files (per-file size times file count)
 	offset int64 // start of the region (shared block devices)
+	// root is the volume's mount and client the client's index: where
+	// metadata cells put their names (see metadata.go).
+	root   string
+	client int32
 }
 
 // dataFor places a client's data: on a filesystem, its own directory of
@@ -26,7 +30,7 @@ type dataSet struct {
 func dataFor(p *plan.Plan, client int32) (*dataSet, error) {
 	d := p.Data
 	if d.Mode == string(corev1.PersistentVolumeBlock) {
-		ds := &dataSet{files: []string{d.Path}, size: d.SizePerClientBytes}
+		ds := &dataSet{files: []string{d.Path}, size: d.SizePerClientBytes, root: d.Path, client: client}
 		if d.Shared {
 			ds.offset = int64(client) * d.SizePerClientBytes
 		}
@@ -41,7 +45,7 @@ func dataFor(p *plan.Plan, client int32) (*dataSet, error) {
 	if perFile <= 0 {
 		return nil, fmt.Errorf("data set of %d bytes over %d files leaves less than one block per file", d.SizePerClientBytes, files)
 	}
-	ds := &dataSet{size: perFile * int64(files)}
+	ds := &dataSet{size: perFile * int64(files), root: d.Path, client: client}
 	for i := int32(0); i < files; i++ {
 		ds.files = append(ds.files, filepath.Join(dir, fmt.Sprintf("file-%d", i)))
 	}
@@ -73,6 +77,9 @@ func (ds *dataSet) layoutJob(p *plan.Plan) engine.JobSpec {
 
 // cellJob translates a matrix cell into the engine job that runs it.
 func (ds *dataSet) cellJob(p *plan.Plan, c *sbv1.Cell, seed uint64) engine.JobSpec {
+	if c.IsMetadata() {
+		return ds.metadataJob(c, seed)
+	}
 	j := engine.JobSpec{
 		Name:        c.Name,
 		Filenames:   ds.files,

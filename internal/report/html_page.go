@@ -75,7 +75,7 @@ func storageOf(t *sbv1.Target) string {
 func buildSection(rr *results.RunResult, l *lookup, colors map[string]string, s section) htmlSection {
 	var labels []string
 	for _, c := range s.columns {
-		labels = append(labels, fmt.Sprintf("%d%% read", c.ReadPercent))
+		labels = append(labels, columnLabel(c))
 	}
 	var iops, bw, ratio []series
 	for _, target := range l.order {
@@ -107,8 +107,14 @@ func buildSection(rr *results.RunResult, l *lookup, colors map[string]string, s 
 		IOPS:      barChart("IOPS (reads + writes, all clients)", "IOPS", labels, iops, math.NaN()),
 		Bandwidth: barChart("Throughput (all clients)", "MiB/s", labels, bw, math.NaN()),
 	}
+	if s.metadata {
+		h.IOPS = barChart("Operations per second (all clients)", "ops/s", labels, iops, math.NaN())
+		if s.columns[0].Metadata.FileSizeBytes == 0 {
+			h.Bandwidth = "" // empty files move no data
+		}
+	}
 	if len(ratio) > 0 {
-		h.Ratio = barChart("IOPS relative to "+rr.Spec.Baseline, "ratio", labels, ratio, 1)
+		h.Ratio = barChart(map[bool]string{false: "IOPS", true: "Operations per second"}[s.metadata]+" relative to "+rr.Spec.Baseline, "ratio", labels, ratio, 1)
 	}
 	percentiles := []string{"p50", "p90", "p99", "p99.9", "max"}
 	for _, c := range s.columns {
@@ -123,27 +129,52 @@ func buildSection(rr *results.RunResult, l *lookup, colors map[string]string, s 
 				float64(t.P50) / 1e6, float64(t.P90) / 1e6, float64(t.P99) / 1e6, float64(t.P999) / 1e6, float64(t.Max) / 1e6,
 			}})
 		}
-		h.Latency = append(h.Latency, lineChart(fmt.Sprintf("Latency, %d%% read (all IOs)", c.ReadPercent), "ms", percentiles, lat))
+		title := fmt.Sprintf("Latency, %d%% read (all IOs)", c.ReadPercent)
+		if c.IsMetadata() {
+			title = fmt.Sprintf("Latency, %s (all operations)", c.Metadata.Operation)
+		}
+		h.Latency = append(h.Latency, lineChart(title, "ms", percentiles, lat))
+	}
+	h.Table = sectionTable(l, s)
+	return h
+}
+
+// sectionTable is the section's numbers as the terminal table has them: a
+// column group per cell, one column per line of the table (but the
+// baseline's, which the ratio chart shows).
+func sectionTable(l *lookup, s section) [][]string {
+	var rows []tableRow
+	for _, r := range tableRows(s) {
+		if r.label != "vs" {
+			rows = append(rows, r)
+		}
 	}
 	header := []string{"target"}
-	for _, lb := range labels {
-		header = append(header, lb+": IOPS r/w", "MiB/s r/w", "p50/p99 ms", "CPU %/us per IO")
+	for _, c := range s.columns {
+		for k, r := range rows {
+			name := r.label + " " + r.unit
+			if k == 0 {
+				name = columnLabel(c) + ": " + name
+			}
+			header = append(header, name)
+		}
 	}
-	h.Table = append(h.Table, header)
+	table := [][]string{header}
 	for _, target := range l.order {
-		row := []string{target}
+		line := []string{target}
 		for _, c := range s.columns {
 			rep := l.rep(target, c.Name)
-			if rep == nil {
-				row = append(row, "n/a", "n/a", "n/a", "n/a")
-				continue
+			for _, r := range rows {
+				if rep == nil {
+					line = append(line, "n/a")
+					continue
+				}
+				line = append(line, r.value(rep, sbv1.BaselineDelta{}, false))
 			}
-			t := rep.Totals()
-			row = append(row, pair(rate(rep.Read), rate(rep.Write)), pair(mib(rep.Read), mib(rep.Write)), pair(ms(float64(t.Latency.P50)), ms(float64(t.Latency.P99))), cpu(rep.CPU))
 		}
-		h.Table = append(h.Table, row)
+		table = append(table, line)
 	}
-	return h
+	return table
 }
 
 // parseDecimal reads a number of the comparison (a decimal string); NaN,

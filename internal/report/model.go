@@ -15,10 +15,13 @@ import (
 )
 
 // section is one table: the cells of a workload group that differ only in
-// their read percentage, one column per percentage.
+// their read percentage, one column per percentage; or, for a Metadata
+// group, its operations for one job count, one column per operation (as
+// bonnie++ lays out its file phases).
 type section struct {
-	title   string
-	columns []sbv1.Cell // ordered as in the spec
+	title    string
+	metadata bool
+	columns  []sbv1.Cell // ordered as in the spec
 }
 
 // sections groups the spec's cells for display.
@@ -31,11 +34,42 @@ func sections(spec *sbv1.StorageBenchmarkSpec) []section {
 		if !ok {
 			i = len(out)
 			index[key] = i
-			out = append(out, section{title: sectionTitle(spec, c)})
+			title := sectionTitle(spec, c)
+			if c.IsMetadata() {
+				title = metadataTitle(spec, c)
+			}
+			out = append(out, section{title: title, metadata: c.IsMetadata()})
 		}
 		out[i].columns = append(out[i].columns, c)
 	}
 	return out
+}
+
+// columnLabel heads a cell's column: its read mix, or its operation.
+func columnLabel(c sbv1.Cell) string {
+	if c.IsMetadata() {
+		return string(c.Metadata.Operation)
+	}
+	return fmt.Sprintf("%d%% read", c.ReadPercent)
+}
+
+func metadataTitle(spec *sbv1.StorageBenchmarkSpec, c sbv1.Cell) string {
+	m := c.Metadata
+	title := fmt.Sprintf("%s: metadata, %d names per job", c.Workload, m.FilesPerJob)
+	if m.FileSizeBytes > 0 {
+		title += ", files of " + sbv1.FormatBlockSize(m.FileSizeBytes)
+	}
+	if m.FilesPerDirectory > 0 {
+		title += fmt.Sprintf(", %d per directory", m.FilesPerDirectory)
+	}
+	if m.RandomOrder {
+		title += ", random order"
+	}
+	where := "a directory per client"
+	if m.SharedDirectory {
+		where = "one directory for all clients"
+	}
+	return title + fmt.Sprintf(", %s, %d job(s) x %d client(s), up to %d s per operation", where, c.NumJobs, spec.Clients.Count, c.DurationSeconds)
 }
 
 func sectionTitle(spec *sbv1.StorageBenchmarkSpec, c sbv1.Cell) string {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
 	"github.com/storagebench/storagebench/results"
 )
 
@@ -27,42 +28,32 @@ func WriteTable(w io.Writer, rr *results.RunResult) error {
 		tw := tabwriter.NewWriter(b, 2, 4, 2, ' ', tabwriter.AlignRight)
 		header := []string{"target", "", ""}
 		for _, c := range s.columns {
-			header = append(header, fmt.Sprintf("%d%% read", c.ReadPercent))
+			header = append(header, columnLabel(c))
 		}
 		fmt.Fprintln(tw, strings.Join(header, "\t")+"\t")
+		rows := tableRows(s)
 		for _, target := range l.order {
-			rows := [][]string{
-				{target, "IOPS", "read/write"},
-				{"", "MiB/s", "read/write"},
-				{"", "latency ms", "p50/p99"},
-				{"", "CPU", "%/us per IO"},
-			}
-			if rr.Spec.Baseline != "" && target != rr.Spec.Baseline {
-				rows = append(rows, []string{"", "vs " + rr.Spec.Baseline, "IOPS/p99"})
-			}
-			for _, c := range s.columns {
-				rep := l.rep(target, c.Name)
-				if rep == nil {
-					for i := range rows {
-						rows[i] = append(rows[i], "n/a")
-					}
+			first := target
+			for _, row := range rows {
+				if row.label == "vs" && (rr.Spec.Baseline == "" || target == rr.Spec.Baseline) {
 					continue
 				}
-				rows[0] = append(rows[0], pair(rate(rep.Read), rate(rep.Write)))
-				rows[1] = append(rows[1], pair(mib(rep.Read), mib(rep.Write)))
-				t := rep.Totals()
-				rows[2] = append(rows[2], pair(ms(float64(t.Latency.P50)), ms(float64(t.Latency.P99))))
-				rows[3] = append(rows[3], cpu(rep.CPU))
-				if len(rows) > 4 {
-					if d, ok := l.delta(target, c.Name); ok {
-						rows[4] = append(rows[4], "x"+d.IOPSRatio+"/x"+d.LatencyRatio.P99)
-					} else {
-						rows[4] = append(rows[4], "-")
-					}
+				label := row.label
+				if label == "vs" {
+					label = "vs " + rr.Spec.Baseline
 				}
-			}
-			for _, r := range rows {
-				fmt.Fprintln(tw, strings.Join(r, "\t")+"\t")
+				cells := []string{first, label, row.unit}
+				first = ""
+				for _, c := range s.columns {
+					rep := l.rep(target, c.Name)
+					if rep == nil {
+						cells = append(cells, "n/a")
+						continue
+					}
+					d, ok := l.delta(target, c.Name)
+					cells = append(cells, row.value(rep, d, ok))
+				}
+				fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t")
 			}
 		}
 		if err := tw.Flush(); err != nil {
@@ -107,6 +98,57 @@ func writeOutcome(b *strings.Builder, rr *results.RunResult) {
 			}
 			fmt.Fprintf(b, "  %s (%s): %s\n", w.Reason, where, w.Message)
 		}
+	}
+}
+
+// tableRow is one line of a target's block in a section: a label, a unit
+// and how a cell shows it.
+type tableRow struct {
+	label, unit string
+	value       func(rep *results.RepetitionResult, d sbv1.BaselineDelta, hasDelta bool) string
+}
+
+// tableRows are an IO section's lines (IOPS, MiB/s, latency, CPU) or a
+// Metadata section's (operations per second, latency, CPU, and MiB/s where
+// files hold data); "vs" is the line against the baseline.
+func tableRows(s section) []tableRow {
+	latency := tableRow{"latency ms", "p50/p99", func(rep *results.RepetitionResult, _ sbv1.BaselineDelta, _ bool) string {
+		t := rep.Totals()
+		return pair(ms(float64(t.Latency.P50)), ms(float64(t.Latency.P99)))
+	}}
+	vs := tableRow{"vs", "IOPS/p99", func(_ *results.RepetitionResult, d sbv1.BaselineDelta, ok bool) string {
+		if !ok {
+			return "-"
+		}
+		return "x" + d.IOPSRatio + "/x" + d.LatencyRatio.P99
+	}}
+	if s.metadata {
+		vs.unit = "ops/p99"
+		rows := []tableRow{
+			{"ops/s", "all clients", func(rep *results.RepetitionResult, _ sbv1.BaselineDelta, _ bool) string { return rate(rep.Read) }},
+			latency,
+			{"CPU", "%/us per op", func(rep *results.RepetitionResult, _ sbv1.BaselineDelta, _ bool) string { return cpu(rep.CPU) }},
+		}
+		if len(s.columns) > 0 && s.columns[0].Metadata.FileSizeBytes > 0 {
+			rows = append(rows, tableRow{"MiB/s", "data", func(rep *results.RepetitionResult, _ sbv1.BaselineDelta, _ bool) string {
+				if rep.Read == nil || rep.Read.Bytes == 0 {
+					return "-"
+				}
+				return mib(rep.Read)
+			}})
+		}
+		return append(rows, vs)
+	}
+	return []tableRow{
+		{"IOPS", "read/write", func(rep *results.RepetitionResult, _ sbv1.BaselineDelta, _ bool) string {
+			return pair(rate(rep.Read), rate(rep.Write))
+		}},
+		{"MiB/s", "read/write", func(rep *results.RepetitionResult, _ sbv1.BaselineDelta, _ bool) string {
+			return pair(mib(rep.Read), mib(rep.Write))
+		}},
+		latency,
+		{"CPU", "%/us per IO", func(rep *results.RepetitionResult, _ sbv1.BaselineDelta, _ bool) string { return cpu(rep.CPU) }},
+		vs,
 	}
 }
 

@@ -1,0 +1,89 @@
+package clientrun
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
+	"github.com/storagebench/storagebench/internal/plan"
+)
+
+// metadataBenchmark is two clients doing Create, Stat, Open, Rename and
+// Delete on 300 files of 1 KiB each, then Mkdir and Rmdir, in one directory
+// for all or one each.
+func metadataBenchmark(shared bool) *sbv1.StorageBenchmark {
+	b := smallBenchmark(2, true)
+	size := sbv1.ByteSize("1Ki")
+	b.Spec.Workloads = []sbv1.WorkloadGroup{
+		{Name: "files", Kind: sbv1.WorkloadMetadata, NumJobs: []int32{2}, DurationSeconds: 1, Metadata: &sbv1.MetadataWorkload{
+			Operations:  []sbv1.MetadataOperation{sbv1.MetadataCreate, sbv1.MetadataStat, sbv1.MetadataOpen, sbv1.MetadataRename, sbv1.MetadataDelete},
+			FilesPerJob: 300, FileSize: &size, FilesPerDirectory: 128, SharedDirectory: shared, Order: sbv1.MetadataRandom,
+		}},
+		{Name: "dirs", Kind: sbv1.WorkloadMetadata, DurationSeconds: 1, Metadata: &sbv1.MetadataWorkload{
+			Operations: []sbv1.MetadataOperation{sbv1.MetadataMkdir, sbv1.MetadataRmdir}, FilesPerJob: 200, SharedDirectory: shared,
+		}},
+	}
+	return b
+}
+
+// Every client does every operation on each of its names, in the shared
+// directory or its own; the clients' operations add up to the cell's; the
+// bytes of Create and Open are the files' sizes; and nothing is left.
+func TestMetadataCellsRunOnEveryClientAndCleanUp(t *testing.T) {
+	for _, shared := range []bool{true, false} {
+		t.Run(map[bool]string{true: "shared directory", false: "a directory each"}[shared], func(t *testing.T) {
+			t.Parallel() // the timetable, not the work, takes the time
+			root := t.TempDir()
+			b := metadataBenchmark(shared)
+			p := plan.Build(b, &b.Spec.Targets[0], root)
+			tr, _ := runClients(t, p)
+			want := map[string]int64{
+				"files-create-f300-j2": 1200, "files-stat-f300-j2": 1200, "files-open-f300-j2": 1200,
+				"files-rename-f300-j2": 2400, "files-delete-f300-j2": 1200,
+				"dirs-mkdir-f200-j1": 400, "dirs-rmdir-f200-j1": 400,
+			}
+			if len(tr.Cells) != len(want) {
+				t.Fatalf("%d cells, want %d", len(tr.Cells), len(want))
+			}
+			for _, c := range tr.Cells {
+				rep := c.Result()
+				if rep.Read == nil || rep.Read.IOs != want[c.Cell.Name] {
+					t.Errorf("cell %s: %+v operations, want %d", c.Cell.Name, rep.Read, want[c.Cell.Name])
+					continue
+				}
+				var perClient int64
+				for _, cr := range rep.Clients {
+					perClient += cr.Read.IOs
+				}
+				if perClient != rep.Read.IOs {
+					t.Errorf("cell %s: clients add up to %d, the cell has %d", c.Cell.Name, perClient, rep.Read.IOs)
+				}
+				wantBytes := int64(0)
+				if c.Cell.Metadata.Operation == sbv1.MetadataCreate || c.Cell.Metadata.Operation == sbv1.MetadataOpen {
+					wantBytes = 1200 * 1024
+				}
+				if rep.Read.Bytes != wantBytes {
+					t.Errorf("cell %s: %d bytes, want %d", c.Cell.Name, rep.Read.Bytes, wantBytes)
+				}
+			}
+			var left []string
+			filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+				if err == nil && path != root && filepath.Base(filepath.Dir(path)) != root && !isClientDir(path, root) {
+					left = append(left, path)
+				}
+				return nil
+			})
+			if len(left) > 0 {
+				t.Errorf("left after the last operations: %v", left)
+			}
+		})
+	}
+}
+
+// isClientDir: the client directories hold the IO data set's place, made
+// before any cell runs; they are not the metadata groups'.
+func isClientDir(path, root string) bool {
+	rel, err := filepath.Rel(root, path)
+	return err == nil && filepath.Dir(rel) == "." && len(rel) > len("client-") && rel[:len("client-")] == "client-"
+}

@@ -1,0 +1,71 @@
+package results
+
+import (
+	"strings"
+	"testing"
+
+	"k8s.io/utils/ptr"
+
+	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
+	"github.com/storagebench/storagebench/internal/plan"
+)
+
+// A Metadata group's cells merge as IO cells do (operations counted as
+// reads), per-client figures add up to the total, minOpsPerSecond and
+// match.operation judge them, and an operation cut short by its duration is
+// named in a warning; file engines are no backend fallback.
+func TestMetadataCellsMergeAndAreJudged(t *testing.T) {
+	spec := sbv1.StorageBenchmarkSpec{
+		Repetitions: 1,
+		Targets:     []sbv1.Target{{Name: "nfs"}},
+		Workloads: []sbv1.WorkloadGroup{{
+			Name: "md", Kind: sbv1.WorkloadMetadata, DurationSeconds: 5,
+			Metadata: &sbv1.MetadataWorkload{Operations: []sbv1.MetadataOperation{sbv1.MetadataCreate, sbv1.MetadataStat}, FilesPerJob: 1000},
+		}},
+	}
+	p := &plan.Plan{SchemaVersion: plan.SchemaVersion, Benchmark: "b", Generation: 1, Target: "nfs", Clients: 2, Slots: plan.Slots(&spec)}
+	reports := make([]*ClientReport, 2)
+	for c := range reports {
+		create := make([]int64, 1000)
+		stat := make([]int64, 1000-c*300) // client 1 stats only 700 of its 1000
+		for i := range create {
+			create[i] = 200_000
+		}
+		for i := range stat {
+			stat[i] = 2_000 + int64(c)*1000
+		}
+		reports[c] = &ClientReport{SchemaVersion: ClientReportSchema, Benchmark: "b", Generation: 1, Target: "nfs", Client: int32(c), Runs: []CellRun{
+			fakeRun("md-create-f1000-j1", 1e9, create, nil, "filecreate"),
+			fakeRun("md-stat-f1000-j1", 7e9, stat, nil, "filestat"),
+		}}
+	}
+	tr, err := Merge(p, reports)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stat := FindCell(tr, "md-stat-f1000-j1")
+	if stat == nil || stat.Read == nil || stat.Read.IOs != 1700 || stat.Write != nil {
+		t.Fatalf("stat cell: %+v", stat)
+	}
+	var perClient int64
+	for _, c := range stat.Clients {
+		perClient += c.Read.IOs
+	}
+	if perClient != stat.Read.IOs {
+		t.Errorf("clients' operations add up to %d, the cell has %d", perClient, stat.Read.IOs)
+	}
+
+	spec.Thresholds = []sbv1.Threshold{{Name: "stat-rate", Workload: "md", Match: &sbv1.CellMatch{Operation: ptr.To(sbv1.MetadataStat)}, MinOpsPerSecond: ptr.To[int64](2000)}}
+	ev := Evaluate(&spec, map[string]*TargetResult{"nfs": tr})
+	if ev.Verdict != sbv1.VerdictFailed || len(ev.Violations) != 1 || ev.Violations[0].Cell != "md-stat-f1000-j1" || ev.Violations[0].Metric != "opsPerSecond" || ev.Violations[0].Measured != "1700" {
+		t.Fatalf("verdict %s, violations %+v", ev.Verdict, ev.Violations)
+	}
+
+	var reasons []string
+	for _, w := range Warnings(tr, WarningInputs{NodeMemoryBytes: map[string]int64{"": 1 << 40}, SizePerClientBytes: 1 << 30}) {
+		reasons = append(reasons, w.Reason+" "+w.Cell+": "+w.Message)
+	}
+	if len(reasons) != 1 || !strings.Contains(reasons[0], "MetadataCutShort md-stat-f1000-j1: the clients did 1700 of 2000 operations") {
+		t.Fatalf("want only the cut-short warning on the stat cell, got %v", reasons)
+	}
+}
