@@ -79,7 +79,7 @@ type RepetitionResult struct {
 	StartSkewMicroseconds int64 `json:"startSkewMicroseconds"`
 	// RateMet is false when a rate-limited client fell below 98 % of its
 	// target rate; absent for unpaced cells.
-	RateMet *bool          `json:"rateMet,omitempty"`
+	RateMet *bool `json:"rateMet,omitempty"`
 	// CPU is the engine's CPU time on all clients, beside the throughput
 	// it bought (bonnie++ prints %CPU next to every figure).
 	CPU     *CPUUsage      `json:"cpu,omitempty"`

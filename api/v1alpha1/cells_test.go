@@ -130,7 +130,7 @@ func TestMetadataGroupCellsAreItsOperationsInOrderPerJobCount(t *testing.T) {
 	w := WorkloadGroup{
 		Name: "md", Kind: WorkloadMetadata, NumJobs: []int32{1, 4}, DurationSeconds: 10,
 		Metadata: &MetadataWorkload{
-			Operations: []MetadataOperation{MetadataCreate, MetadataStat, MetadataDelete},
+			Operations:  []MetadataOperation{MetadataCreate, MetadataStat, MetadataDelete},
 			FilesPerJob: 500, FileSize: &size, FilesPerDirectory: 100, SharedDirectory: true, Order: MetadataRandom,
 		},
 	}
