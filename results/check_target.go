@@ -11,6 +11,11 @@ import (
 // them sums that overflow to infinity.
 const maxRatePerCount = 1000
 
+// maxMetadataRatePerCount is maxRatePerCount for metadata cells, which end
+// when their names are done: a thousand stats of cached names take about a
+// millisecond, so the bound is a cell of a microsecond.
+const maxMetadataRatePerCount = 1e6
+
 // Check rejects a target's results that cannot be rendered or cannot be
 // what Merge wrote (see check.go). path is where the result sits in its
 // document: "" for a results ConfigMap, "targets[1]" in a run's results;
@@ -103,6 +108,7 @@ func (c *checker) repetition(path string, r *RepetitionResult, cell *sbv1.Cell, 
 	// Merge gives a repetition the directions its cell does, always: a
 	// missing one is a null or a hand edit, and would show as no IOs.
 	c.directions(path, r.Read, r.Write, cell, true)
+	c.cpu(jsonField(path, "cpu"), r.CPU)
 	seen := map[int32]bool{}
 	for i := range r.Clients {
 		if !c.ok() {
@@ -115,6 +121,7 @@ func (c *checker) repetition(path string, r *RepetitionResult, cell *sbv1.Cell, 
 		c.nonNegative(jsonField(p, "endUnixNano"), cr.EndUnixNano)
 		// A client's direction is left out when it did no IOs.
 		c.directions(p, cr.Read, cr.Write, cell, false)
+		c.cpu(jsonField(p, "cpu"), cr.CPU)
 	}
 }
 
@@ -132,12 +139,32 @@ func (c *checker) directions(path string, read, write *DirectionStats, cell *sbv
 		case d.stats != nil && !d.does:
 			c.failf(p, "present, yet cell %s is %d%% reads", cell.Name, cell.ReadPercent)
 		case d.stats != nil:
-			c.direction(p, d.stats, cell.MaxBlockSizeBytes())
+			c.direction(p, d.stats, cell.MaxBlockSizeBytes(), ratePerCount(cell))
 		}
 	}
 }
 
-func (c *checker) direction(path string, d *DirectionStats, maxBlockBytes int64) {
+// ratePerCount is how much faster than one per second a cell's rates may
+// be than its counts.
+func ratePerCount(cell *sbv1.Cell) float64 {
+	if cell.IsMetadata() {
+		return maxMetadataRatePerCount
+	}
+	return maxRatePerCount
+}
+
+// cpu checks a cell's or client's CPU figures: finite, not negative.
+func (c *checker) cpu(path string, u *CPUUsage) {
+	if u == nil {
+		return
+	}
+	c.rate(jsonField(path, "userSeconds"), u.UserSeconds)
+	c.rate(jsonField(path, "systemSeconds"), u.SystemSeconds)
+	c.rate(jsonField(path, "percent"), u.Percent)
+	c.rate(jsonField(path, "microsecondsPerIO"), u.MicrosecondsPerIO)
+}
+
+func (c *checker) direction(path string, d *DirectionStats, maxBlockBytes int64, maxRate float64) {
 	at := func(name string) string { return jsonField(path, name) }
 	c.nonNegative(at("ios"), d.IOs)
 	c.nonNegative(at("bytes"), d.Bytes)
@@ -153,10 +180,10 @@ func (c *checker) direction(path string, d *DirectionStats, maxBlockBytes int64)
 		c.failf(at("bytes"), "0, yet %d IOs of up to %d bytes", d.IOs, maxBlockBytes)
 	case maxBlockBytes > 0 && float64(d.Bytes) > float64(d.IOs)*float64(maxBlockBytes):
 		c.failf(at("bytes"), "%d is more than %d IOs of at most %d bytes each can move", d.Bytes, d.IOs, maxBlockBytes)
-	case d.IOPS > float64(d.IOs)*maxRatePerCount:
-		c.failf(at("iops"), "%v from %d IOs: the cell would have lasted under a millisecond", d.IOPS, d.IOs)
-	case d.BytesPerSecond > float64(d.Bytes)*maxRatePerCount:
-		c.failf(at("bytesPerSecond"), "%v from %d bytes: the cell would have lasted under a millisecond", d.BytesPerSecond, d.Bytes)
+	case d.IOPS > float64(d.IOs)*maxRate:
+		c.failf(at("iops"), "%v from %d IOs: the cell would have lasted under %s", d.IOPS, d.IOs, shortest(maxRate))
+	case d.BytesPerSecond > float64(d.Bytes)*maxRate:
+		c.failf(at("bytesPerSecond"), "%v from %d bytes: the cell would have lasted under %s", d.BytesPerSecond, d.Bytes, shortest(maxRate))
 	}
 	c.latency(at("latencyNs"), d.LatencyNs)
 	c.latency(at("completionLatencyNs"), d.CompletionLatencyNs)
@@ -187,4 +214,12 @@ func (c *checker) latency(path string, l LatencyNs) {
 	if slack := 1 + float64(l.Max)*1e-9; c.ok() && (l.Mean > float64(l.Max)+slack || l.Mean < float64(l.Min)-slack) {
 		c.failf(jsonField(path, "mean"), "%v is outside min %d to max %d", l.Mean, l.Min, l.Max)
 	}
+}
+
+// shortest names the shortest cell a rate bound allows.
+func shortest(maxRate float64) string {
+	if maxRate >= maxMetadataRatePerCount {
+		return "a microsecond"
+	}
+	return "a millisecond"
 }

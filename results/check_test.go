@@ -22,6 +22,9 @@ var realRunResults = []string{
 	"testdata/run-result-repeated-priced.json",
 	"testdata/run-result-failed-thresholds.json",
 	"../internal/report/testdata/quickstart-result.json",
+	// Two targets, two clients, an IO cell and a Metadata group (Create,
+	// Stat, Open, Delete of 1000 files of 1 KiB per client).
+	"testdata/run-result-metadata.json",
 }
 
 func readTestdata(t *testing.T, path string) []byte {
@@ -188,6 +191,30 @@ func TestCheckRejectsWhatCannotBeRenderedWithItsPath(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			data := applyEdits(t, readTestdata(t, realRunResults[0]), tc.edits...)
+			_, err := DecodeRunResult("result.json", data)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one with %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// A metadata cell may be far shorter than an IO cell (a thousand stats take
+// a millisecond), but not absurdly so; CPU figures are numbers, not
+// negative.
+func TestCheckBoundsMetadataRatesAndCPU(t *testing.T) {
+	const stat = "targets[0].cells[2].repetitions[0]" // files-stat: 2000 operations
+	for _, tc := range []struct {
+		name  string
+		edits []edit
+		want  string
+	}{
+		{"absurd operations per second", []edit{{stat + ".read.iops", 1e10}}, stat + ".read.iops: 1e+10 from 2000 IOs: the cell would have lasted under a microsecond"},
+		{"negative CPU seconds", []edit{{stat + ".cpu.systemSeconds", -0.5}}, stat + ".cpu.systemSeconds: -0.5 is negative"},
+		{"a client's negative CPU share", []edit{{stat + ".clients[1].cpu.percent", -1}}, stat + ".clients[1].cpu.percent: -1 is negative"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := applyEdits(t, readTestdata(t, "testdata/run-result-metadata.json"), tc.edits...)
 			_, err := DecodeRunResult("result.json", data)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want one with %q", err, tc.want)

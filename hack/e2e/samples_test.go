@@ -29,6 +29,8 @@ var localClasses = []string{"fast", "capped-8000", "capped-1500"}
 //   - data set: 32Mi per client, at most 4 files
 //   - cells: 2 s each, no ramp, queue depth at most 16, at most 2 jobs,
 //     one repetition
+//   - metadata: at most 1000 names per job (a 200Mi ext4 volume has about
+//     13 000 inodes)
 func scaleDown(b *sbv1.StorageBenchmark) {
 	for i := range b.Spec.Targets {
 		t := &b.Spec.Targets[i]
@@ -50,6 +52,9 @@ func scaleDown(b *sbv1.StorageBenchmark) {
 		}
 		for k := range w.NumJobs {
 			w.NumJobs[k] = min(w.NumJobs[k], 2)
+		}
+		if w.Metadata != nil {
+			w.Metadata.FilesPerJob = min(max(w.Metadata.FilesPerJob, 1), 1000)
 		}
 	}
 }

@@ -455,3 +455,48 @@ func TestAdmissionAcceptsEverySample(t *testing.T) {
 		t.Fatalf("expected the quickstart and one sample per seed (6), found %d", count)
 	}
 }
+
+// The seed 002 sample translates bonnie++ 1.96's defaults: 8 KiB chunks
+// through the page cache for block output, rewrite and input; 3 seeker
+// processes reading random 8 KiB blocks with a tenth rewritten; and
+// create, stat ("Read") and delete of 16 x 1024 empty files in one
+// directory, in name order and then at random.
+func TestSeed002TranslatesBonnieDefaults(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "config", "samples", "seed002-gce-pd-size-sweep-bonnie.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := admission.Admit(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range b.Spec.Cells() {
+		if m := c.Metadata; m != nil {
+			got = append(got, fmt.Sprintf("%s: %s of %d files of %d bytes, %d per directory, random %v, shared %v, %d job(s)",
+				c.Workload, m.Operation, m.FilesPerJob, m.FileSizeBytes, m.FilesPerDirectory, m.RandomOrder, m.SharedDirectory, c.NumJobs))
+			continue
+		}
+		got = append(got, fmt.Sprintf("%s: %s %d bytes, %d%% read, qd %d, %d job(s), direct %v", c.Workload, c.Access, c.BlockSizeBytes, c.ReadPercent, c.QueueDepth, c.NumJobs, c.Direct))
+	}
+	want := []string{
+		"seeks: Random 8192 bytes, 90% read, qd 1, 3 job(s), direct false",
+		"block-io: Sequential 8192 bytes, 0% read, qd 1, 1 job(s), direct false",
+		"block-io: Sequential 8192 bytes, 50% read, qd 1, 1 job(s), direct false",
+		"block-io: Sequential 8192 bytes, 100% read, qd 1, 1 job(s), direct false",
+	}
+	for _, order := range []struct {
+		group  string
+		random bool
+	}{{"files-in-order", false}, {"files-at-random", true}} {
+		for _, op := range []string{"Create", "Stat", "Delete"} {
+			want = append(want, fmt.Sprintf("%s: %s of 16384 files of 0 bytes, 0 per directory, random %v, shared false, 1 job(s)", order.group, op, order.random))
+		}
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("seed 002's cells\n  %s\nwant bonnie++'s\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+	if b.Spec.Dataset.SizePerClient.Bytes() != 4<<30 {
+		t.Errorf("bonnie++'s files are twice the VM's memory, 4 GiB: %s", b.Spec.Dataset.SizePerClient)
+	}
+}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
 
@@ -39,5 +40,40 @@ func TestTheTableShowsCPUBesideTheFigures(t *testing.T) {
 	}
 	if !strings.Contains(page.String(), "CPU %/us per IO") || !strings.Contains(page.String(), "65%/433.3") {
 		t.Errorf("the HTML table has no CPU column with 65%%/433.3")
+	}
+}
+
+// A Metadata group's section has one column per operation, with operations
+// per second, latency and CPU per operation, in the table and the page.
+func TestAMetadataGroupIsOneColumnPerOperation(t *testing.T) {
+	data, err := os.ReadFile("../../results/testdata/run-result-metadata.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr, err := results.DecodeRunResult("run-result-metadata.json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := WriteTable(&out, rr); err != nil {
+		t.Fatal(err)
+	}
+	table := out.String()
+	for _, want := range []string{
+		"files: metadata, 1000 names per job, files of 1k, random order, a directory per client, 1 job(s) x 2 client(s)",
+		"Create", "Stat", "Open", "Delete", "ops/s  all clients", "%/us per op", "vs disk      ops/p99",
+	} {
+		if !strings.Contains(table, want) {
+			t.Errorf("the table lacks %q:\n%s", want, table)
+		}
+	}
+	var page bytes.Buffer
+	if err := WriteHTML(&page, rr); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Operations per second (all clients)", "Latency, Stat (all operations)", "Create: ops/s all clients"} {
+		if !strings.Contains(page.String(), want) {
+			t.Errorf("the page lacks %q", want)
+		}
 	}
 }
