@@ -138,10 +138,31 @@ func (m *merger) mergeRepetition(cell sbv1.Cell, repetition, clients int32, byCl
 	if cell.Reads() {
 		rep.Read = read.stats()
 	}
+	if cell.IsMetadata() && rep.Read != nil {
+		overSpan(rep.Read, earliest, rep.Clients)
+	}
 	if cell.Writes() {
 		rep.Write = write.stats()
 	}
 	return rep, nil
+}
+
+// overSpan turns a metadata cell's rates into all clients' operations over
+// the time from the first client's start (startMicros) to the last one's
+// end. A cell timed by count may last a millisecond, less than the clients'
+// start skew: the sum of the clients' own rates would then count as shared
+// time that they did not share.
+func overSpan(d *DirectionStats, startMicros int64, clients []ClientResult) {
+	var end int64
+	for _, c := range clients {
+		end = max(end, c.EndUnixNano)
+	}
+	span := float64(end/1000-startMicros) / 1e6
+	if span <= 0 {
+		return // the clients' clocks say nothing usable: keep the sum
+	}
+	d.IOPS = float64(d.IOs) / span
+	d.BytesPerSecond = float64(d.Bytes) / span
 }
 
 func findRun(r *ClientReport, cell string, repetition int32) *CellRun {

@@ -55,6 +55,11 @@ func TestMetadataCellsMergeAndAreJudged(t *testing.T) {
 		t.Errorf("clients' operations add up to %d, the cell has %d", perClient, stat.Read.IOs)
 	}
 
+	// Both clients ran the same second: the rate is the clients' sum.
+	if stat.Read.IOPS != 1700 {
+		t.Errorf("stat: %v ops/s over the shared second, want 1700", stat.Read.IOPS)
+	}
+
 	spec.Thresholds = []sbv1.Threshold{{Name: "stat-rate", Workload: "md", Match: &sbv1.CellMatch{Operation: ptr.To(sbv1.MetadataStat)}, MinOpsPerSecond: ptr.To[int64](2000)}}
 	ev := Evaluate(&spec, map[string]*TargetResult{"nfs": tr})
 	if ev.Verdict != sbv1.VerdictFailed || len(ev.Violations) != 1 || ev.Violations[0].Cell != "md-stat-f1000-j1" || ev.Violations[0].Metric != "opsPerSecond" || ev.Violations[0].Measured != "1700" {
@@ -67,5 +72,35 @@ func TestMetadataCellsMergeAndAreJudged(t *testing.T) {
 	}
 	if len(reasons) != 1 || !strings.Contains(reasons[0], "MetadataCutShort md-stat-f1000-j1: the clients did 1700 of 2000 operations") {
 		t.Fatalf("want only the cut-short warning on the stat cell, got %v", reasons)
+	}
+}
+
+// A metadata cell's rate is all operations over the time from the first
+// client's start to the last one's end: clients that did not overlap do
+// not add their rates up.
+func TestAMetadataCellsRateIsOverTheClientsSpan(t *testing.T) {
+	spec := sbv1.StorageBenchmarkSpec{
+		Repetitions: 1, Targets: []sbv1.Target{{Name: "nfs"}},
+		Workloads: []sbv1.WorkloadGroup{{Name: "md", Kind: sbv1.WorkloadMetadata, DurationSeconds: 5,
+			Metadata: &sbv1.MetadataWorkload{Operations: []sbv1.MetadataOperation{sbv1.MetadataStat}, FilesPerJob: 1000}}},
+	}
+	p := &plan.Plan{SchemaVersion: plan.SchemaVersion, Benchmark: "b", Generation: 1, Target: "nfs", Clients: 2, Slots: plan.Slots(&spec)}
+	reports := make([]*ClientReport, 2)
+	for c := range reports {
+		ops := make([]int64, 1000)
+		for i := range ops {
+			ops[i] = 1000
+		}
+		// Each client takes 1 s (1000 ops/s); client 1 starts when
+		// client 0 ends.
+		reports[c] = &ClientReport{SchemaVersion: ClientReportSchema, Benchmark: "b", Generation: 1, Target: "nfs", Client: int32(c),
+			Runs: []CellRun{fakeRun("md-stat-f1000-j1", 1e9+int64(c)*1e9, ops, nil, "filestat")}}
+	}
+	tr, err := Merge(p, reports)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tr.Cells[0].Result().Read.IOPS; got != 1000 {
+		t.Fatalf("2000 operations over 2 s of clients one after the other: %v ops/s, want 1000 (not the sum 2000)", got)
 	}
 }

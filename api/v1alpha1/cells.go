@@ -45,6 +45,9 @@ type MetadataCell struct {
 	FilesPerDirectory int32             `json:"filesPerDirectory,omitempty"`
 	SharedDirectory   bool              `json:"sharedDirectory,omitempty"`
 	RandomOrder       bool              `json:"randomOrder,omitempty"`
+	// Repeat passes over the names until the cell's duration has passed
+	// (timedBy Duration, for the operations that can be repeated).
+	Repeat bool `json:"repeat,omitempty"`
 	// First is the group's first operation for its numJobs: the client
 	// starts it on a fresh directory. Last is the last: afterwards the
 	// names are removed, unless KeepFiles.
@@ -154,7 +157,8 @@ func (w *WorkloadGroup) metadataCells() []Cell {
 				Metadata: &MetadataCell{
 					Operation: op, FilesPerJob: files, FileSizeBytes: size, FilesPerDirectory: m.FilesPerDirectory,
 					SharedDirectory: m.SharedDirectory, RandomOrder: m.Order == MetadataRandom,
-					First: k == 0, Last: k == len(m.Operations)-1, KeepFiles: m.KeepFiles,
+					Repeat: m.TimedBy == MetadataByDuration && op.Repeatable(),
+					First:  k == 0, Last: k == len(m.Operations)-1, KeepFiles: m.KeepFiles,
 				},
 			}
 			c.Name = fmt.Sprintf("%s-%s-f%d-j%d", w.Name, strings.ToLower(string(op)), files, jobs)

@@ -156,6 +156,15 @@ func TestMetadataGroupCellsAreItsOperationsInOrderPerJobCount(t *testing.T) {
 	if m := (&CellMatch{Operation: &op}); !m.Matches(&w.Cells()[1]) || m.Matches(&w.Cells()[0]) {
 		t.Errorf("match.operation selects by operation")
 	}
+	// Timed by duration, only the operations that can be repeated repeat.
+	w.Metadata.TimedBy = MetadataByDuration
+	var repeats []bool
+	for _, c := range w.Cells()[:3] {
+		repeats = append(repeats, c.Metadata.Repeat)
+	}
+	if !reflect.DeepEqual(repeats, []bool{false, true, false}) {
+		t.Errorf("Create, Stat, Delete timed by duration repeat %v, want only Stat", repeats)
+	}
 }
 
 // Metadata needs a file system: a Block target is refused naming it.

@@ -36,6 +36,14 @@ const (
 	MetadataRmdir MetadataOperation = "Rmdir"
 )
 
+// Repeatable reports whether a second visit of a name does the same
+// operation again (a stat, an open, a rename there and back); a second
+// create, delete, mkdir or rmdir of a name would fail or measure something
+// else.
+func (o MetadataOperation) Repeatable() bool {
+	return o == MetadataStat || o == MetadataOpen || o == MetadataRename
+}
+
 // MetadataOrder is the order in which an operation visits the names.
 // +kubebuilder:validation:Enum=Sequential;Random
 type MetadataOrder string
@@ -47,6 +55,21 @@ const (
 	// MetadataRandom visits every name once per operation in a random order
 	// (bonnie++'s random pass).
 	MetadataRandom MetadataOrder = "Random"
+)
+
+// MetadataTiming says when an operation ends.
+// +kubebuilder:validation:Enum=Count;Duration
+type MetadataTiming string
+
+const (
+	// MetadataByCount ends an operation when every name was visited once
+	// (or at durationSeconds, whichever comes first).
+	MetadataByCount MetadataTiming = "Count"
+	// MetadataByDuration repeats the operations that can be repeated
+	// (Stat, Open, Rename) over the names until durationSeconds has
+	// passed; the others (Create, Delete, Mkdir, Rmdir) visit each name
+	// once, as a second visit would fail or measure something else.
+	MetadataByDuration MetadataTiming = "Duration"
 )
 
 // Bounds of a Metadata group.
@@ -107,6 +130,15 @@ type MetadataWorkload struct {
 	// +optional
 	// +kubebuilder:default=Sequential
 	Order MetadataOrder `json:"order,omitempty"`
+
+	// timedBy is Count (the default: an operation ends when every name was
+	// visited once, or at durationSeconds) or Duration (Stat, Open and
+	// Rename pass over the names again and again for durationSeconds, a
+	// larger sample of fast operations; Create, Delete, Mkdir and Rmdir
+	// still visit each name once).
+	// +optional
+	// +kubebuilder:default=Count
+	TimedBy MetadataTiming `json:"timedBy,omitempty"`
 
 	// keepFiles leaves the names after the last operation; by default what
 	// the group made is removed (untimed) once its last operation ran.

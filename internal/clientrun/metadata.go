@@ -59,6 +59,7 @@ func (ds *dataSet) metadataJob(c *sbv1.Cell, seed uint64) engine.JobSpec {
 		IODepth:    1,
 		NumJobs:    int(c.NumJobs),
 		Runtime:    secs(c.DurationSeconds),
+		TimeBased:  m.Repeat,
 		IOEngine:   metadataEngines[m.Operation],
 		RandRepeat: true,
 		RandSeed:   seed,
