@@ -215,3 +215,34 @@ func TestPricePerformance(t *testing.T) {
 		}
 	}
 }
+
+// A group restricted to some targets is judged and compared where it ran:
+// a threshold on it does not make the verdict Inconclusive for the targets
+// it skips, and the comparison of its cells names only those that ran it.
+func TestAGroupOnSomeTargetsIsJudgedWhereItRan(t *testing.T) {
+	spec := seed000Spec()
+	spec.Workloads = append(spec.Workloads, sbv1.WorkloadGroup{Name: "mirror-only", BlockSizes: []sbv1.BlockSize{"4Ki"}, ReadPercents: []int32{0},
+		QueueDepths: []int32{1}, NumJobs: []int32{1}, Targets: []string{"mirror"}})
+	all := spec.Cells()
+	mirrorOnly := all[len(all)-1]
+	results := map[string]*TargetResult{
+		"no-mirror": writeOnlyResult(&sbv1.StorageBenchmarkSpec{Workloads: spec.Workloads[:1]}, "no-mirror", []float64{240.02, 96.8, 37.54}, []float64{6.248, 1.935, 2.495}),
+		"mirror":    writeOnlyResult(spec, "mirror", []float64{240.01, 58.87, 29.34, 10}, []float64{6.247, 3.183, 3.194, 1}),
+	}
+	spec.Thresholds = []sbv1.Threshold{{Name: "only", Workload: "mirror-only", MinIOPS: ptr.To[int64](1e9)}}
+	ev := Evaluate(spec, results)
+	if ev.Verdict != sbv1.VerdictFailed || len(ev.Unevaluated) != 0 || len(ev.Violations) != 1 || ev.Violations[0].Target != "mirror" {
+		t.Fatalf("verdict %s, unevaluated %v, violations %+v", ev.Verdict, ev.Unevaluated, ev.Violations)
+	}
+	c := Compare(spec, results)
+	for _, cc := range c.Cells {
+		if cc.Cell == mirrorOnly.Name && (len(cc.ByIOPS) != 1 || cc.ByIOPS[0] != "mirror" || len(cc.VsBaseline) != 0) {
+			t.Errorf("the comparison of %s: %+v", cc.Cell, cc)
+		}
+	}
+	// The fastest is judged over the cells both ran, not over unlike sets.
+	spec.Thresholds = nil
+	if r := Recommend(spec, results, Evaluate(spec, results)); r == nil || r.Target != "no-mirror" || !strings.Contains(r.Reason, "over the 3 cells every candidate ran") {
+		t.Fatalf("recommendation %+v", r)
+	}
+}

@@ -19,7 +19,7 @@ func testPlan() *plan.Plan {
 			QueueDepths: []int32{8}, NumJobs: []int32{1}, DurationSeconds: 1,
 		}},
 	}
-	return &plan.Plan{SchemaVersion: plan.SchemaVersion, Benchmark: "b", Generation: 1, Target: "fast", Clients: 2, Slots: plan.Slots(&spec)}
+	return &plan.Plan{SchemaVersion: plan.SchemaVersion, Benchmark: "b", Generation: 1, Target: "fast", Clients: 2, Slots: plan.Slots(&spec, "")}
 }
 
 // fakeRun builds an engine document as the engine prints it: one job

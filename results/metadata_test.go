@@ -23,7 +23,7 @@ func TestMetadataCellsMergeAndAreJudged(t *testing.T) {
 			Metadata: &sbv1.MetadataWorkload{Operations: []sbv1.MetadataOperation{sbv1.MetadataCreate, sbv1.MetadataStat}, FilesPerJob: 1000},
 		}},
 	}
-	p := &plan.Plan{SchemaVersion: plan.SchemaVersion, Benchmark: "b", Generation: 1, Target: "nfs", Clients: 2, Slots: plan.Slots(&spec)}
+	p := &plan.Plan{SchemaVersion: plan.SchemaVersion, Benchmark: "b", Generation: 1, Target: "nfs", Clients: 2, Slots: plan.Slots(&spec, "")}
 	reports := make([]*ClientReport, 2)
 	for c := range reports {
 		create := make([]int64, 1000)
@@ -84,7 +84,7 @@ func TestAMetadataCellsRateIsOverTheClientsSpan(t *testing.T) {
 		Workloads: []sbv1.WorkloadGroup{{Name: "md", Kind: sbv1.WorkloadMetadata, DurationSeconds: 5,
 			Metadata: &sbv1.MetadataWorkload{Operations: []sbv1.MetadataOperation{sbv1.MetadataStat}, FilesPerJob: 1000}}},
 	}
-	p := &plan.Plan{SchemaVersion: plan.SchemaVersion, Benchmark: "b", Generation: 1, Target: "nfs", Clients: 2, Slots: plan.Slots(&spec)}
+	p := &plan.Plan{SchemaVersion: plan.SchemaVersion, Benchmark: "b", Generation: 1, Target: "nfs", Clients: 2, Slots: plan.Slots(&spec, "")}
 	reports := make([]*ClientReport, 2)
 	for c := range reports {
 		ops := make([]int64, 1000)

@@ -35,11 +35,14 @@ func Recommend(spec *sbv1.StorageBenchmarkSpec, results map[string]*TargetResult
 			allPriced = false
 		}
 	}
+	// Speed is compared over the cells every candidate ran: groups
+	// restricted to some targets would otherwise weigh unlike sets.
+	common := commonCells(candidates, results)
 	speed := map[string]float64{}
 	for _, name := range candidates {
 		var iops []float64
 		for _, c := range results[name].Cells {
-			if rep := c.Result(); rep != nil {
+			if rep := c.Result(); rep != nil && common[c.Cell.Name] {
 				iops = append(iops, rep.TotalIOPS())
 			}
 		}
@@ -55,11 +58,15 @@ func Recommend(spec *sbv1.StorageBenchmarkSpec, results map[string]*TargetResult
 			pick = name
 		}
 	}
-	reason := fmt.Sprintf("fastest target that %s: geometric mean of %.0f IOPS over its %d cells", qualifier, speed[pick], len(results[pick].Cells))
+	over := fmt.Sprintf("its %d cells", len(common))
+	if len(candidates) > 1 {
+		over = fmt.Sprintf("the %d cells every candidate ran", len(common))
+	}
+	reason := fmt.Sprintf("fastest target that %s: geometric mean of %.0f IOPS over %s", qualifier, speed[pick], over)
 	if allPriced {
 		t := targetByName(spec, pick)
-		reason = fmt.Sprintf("cheapest target that %s: %s %s per %s, %.0f IOPS (geometric mean over its cells), %.1f IOPS per %s",
-			qualifier, t.Price.Amount, t.Price.Currency, t.Price.Period, speed[pick], speed[pick]/math.Max(prices[pick], 1e-9), t.Price.Currency)
+		reason = fmt.Sprintf("cheapest target that %s: %s %s per %s, %.0f IOPS (geometric mean over %s), %.1f IOPS per %s",
+			qualifier, t.Price.Amount, t.Price.Currency, t.Price.Period, speed[pick], over, speed[pick]/math.Max(prices[pick], 1e-9), t.Price.Currency)
 	}
 	return &sbv1.Recommendation{Target: pick, Reason: truncateMessage(reason)}
 }
@@ -82,4 +89,23 @@ func recommendable(spec *sbv1.StorageBenchmarkSpec, results map[string]*TargetRe
 		}
 	}
 	return out
+}
+
+// commonCells are the cells with a result on every candidate.
+func commonCells(candidates []string, results map[string]*TargetResult) map[string]bool {
+	count := map[string]int{}
+	for _, name := range candidates {
+		for _, c := range results[name].Cells {
+			if c.Result() != nil {
+				count[c.Cell.Name]++
+			}
+		}
+	}
+	common := map[string]bool{}
+	for cell, n := range count {
+		if n == len(candidates) {
+			common[cell] = true
+		}
+	}
+	return common
 }

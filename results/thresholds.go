@@ -126,15 +126,25 @@ func selectCells(cells []sbv1.Cell, th *sbv1.Threshold) []sbv1.Cell {
 }
 
 // thresholdTargets are the targets a threshold judges: those it names, or
-// all (all but the baseline for a regression threshold).
+// all that run its workload (all but the baseline for a regression
+// threshold).
 func thresholdTargets(spec *sbv1.StorageBenchmarkSpec, th *sbv1.Threshold) []string {
 	if len(th.Targets) > 0 {
 		return th.Targets
+	}
+	var group *sbv1.WorkloadGroup
+	for i := range spec.Workloads {
+		if spec.Workloads[i].Name == th.Workload {
+			group = &spec.Workloads[i]
+		}
 	}
 	var out []string
 	for _, t := range spec.Targets {
 		if th.MaxRegression != nil && t.Name == spec.Baseline {
 			continue
+		}
+		if group != nil && !group.RunsOn(t.Name) {
+			continue // a group restricted to some targets is judged there
 		}
 		out = append(out, t.Name)
 	}

@@ -27,6 +27,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="self.targets.all(a, !has(a.price) || self.targets.all(b, !has(b.price) || (a.price.currency == b.price.currency && a.price.period == b.price.period)))",message="all target prices must use the same currency and period to be comparable",fieldPath=".targets"
 // +kubebuilder:validation:XValidation:rule="!has(self.thresholds) || self.thresholds.all(t, !has(t.minOpsPerSecond) || self.workloads.exists(w, w.name == t.workload && has(w.metadata)))",message="minOpsPerSecond is for the cells of Metadata workloads (IO workloads take minIOPS)",fieldPath=".thresholds"
 // +kubebuilder:validation:XValidation:rule="!has(self.thresholds) || self.thresholds.all(t, !(has(t.minIOPS) || has(t.minBytesPerSecond)) || !self.workloads.exists(w, w.name == t.workload && has(w.metadata)))",message="minIOPS and minBytesPerSecond are for IO workloads: a Metadata workload's cells take minOpsPerSecond",fieldPath=".thresholds"
+// +kubebuilder:validation:XValidation:rule="self.workloads.all(w, !has(w.targets) || w.targets.all(n, self.targets.exists(x, x.name == n)))",message="every workloads[].targets entry must name one of spec.targets",fieldPath=".workloads"
 type StorageBenchmarkSpec struct {
 	// targets are the storage to benchmark and compare: storage classes (the
 	// controller provisions volumes) or existing claims. Several targets of

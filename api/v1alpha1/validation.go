@@ -47,6 +47,7 @@ func (s *StorageBenchmarkSpec) Validate() field.ErrorList {
 
 	errs = append(errs, s.validateThresholdSelections(cellsByGroup)...)
 	errs = append(errs, s.validateMetadataTargets()...)
+	errs = append(errs, s.validateGroupTargets()...)
 
 	files := int64(s.Dataset.FilesPerClient)
 	if files < 1 {
@@ -174,4 +175,60 @@ func cellNames(cells []Cell) string {
 		names[i] = c.Name
 	}
 	return strings.Join(names, ", ")
+}
+
+// validateGroupTargets checks workloads[].targets against what needs the
+// targets: every target must run some cell, partners of concurrentWith run
+// on the same targets (they share slots), a threshold's targets must run
+// its workload, and a maxRegression threshold's workload must run on the
+// baseline it compares with.
+func (s *StorageBenchmarkSpec) validateGroupTargets() field.ErrorList {
+	var errs field.ErrorList
+	groups := map[string]*WorkloadGroup{}
+	for i := range s.Workloads {
+		groups[s.Workloads[i].Name] = &s.Workloads[i]
+	}
+	for i := range s.Targets {
+		runs := false
+		for k := range s.Workloads {
+			runs = runs || s.Workloads[k].RunsOn(s.Targets[i].Name)
+		}
+		if !runs {
+			errs = append(errs, field.Invalid(field.NewPath("spec", "targets").Index(i).Child("name"), s.Targets[i].Name,
+				"no workload group runs on this target: every group's targets leave it out"))
+		}
+	}
+	for i := range s.Workloads {
+		w := &s.Workloads[i]
+		partner := groups[w.ConcurrentWith]
+		if partner == nil {
+			continue
+		}
+		for _, t := range s.Targets {
+			if w.RunsOn(t.Name) != partner.RunsOn(t.Name) {
+				errs = append(errs, field.Invalid(field.NewPath("spec", "workloads").Index(i).Child("targets"), w.Targets,
+					fmt.Sprintf("runs cell by cell with %q, so both must run on the same targets (target %q runs only one of them)", w.ConcurrentWith, t.Name)))
+				break
+			}
+		}
+	}
+	for i := range s.Thresholds {
+		th := &s.Thresholds[i]
+		w := groups[th.Workload]
+		if w == nil {
+			continue // admission names the unknown workload
+		}
+		path := field.NewPath("spec", "thresholds").Index(i)
+		for _, t := range th.Targets {
+			if !w.RunsOn(t) {
+				errs = append(errs, field.Invalid(path.Child("targets"), t,
+					fmt.Sprintf("workload %q does not run on target %q (its targets: %s)", th.Workload, t, strings.Join(w.Targets, ", "))))
+			}
+		}
+		if th.MaxRegression != nil && s.Baseline != "" && !w.RunsOn(s.Baseline) {
+			errs = append(errs, field.Invalid(path.Child("maxRegression"), th.Workload,
+				fmt.Sprintf("compares with the baseline %q, which workload %q does not run on", s.Baseline, th.Workload)))
+		}
+	}
+	return errs
 }

@@ -30,6 +30,41 @@ func TestValidateRejectsWhatAdmissionCannotSee(t *testing.T) {
 			wantField: "spec.workloads[0].blockSizes",
 			wantText:  "w-bs4k-r100-qd32-j1",
 		},
+		"a target no group runs on": {
+			mutate: func(s *StorageBenchmarkSpec) {
+				s.Targets = []Target{{Name: "ssd"}, {Name: "nfs"}}
+				s.Workloads[0].Targets = []string{"nfs"}
+			},
+			wantField: "spec.targets[0].name",
+			wantText:  "no workload group runs on this target",
+		},
+		"concurrent groups on different targets": {
+			mutate: func(s *StorageBenchmarkSpec) {
+				s.Targets = []Target{{Name: "ssd"}, {Name: "nfs"}}
+				s.Workloads = append(s.Workloads, WorkloadGroup{Name: "writer", BlockSizes: quantities("8Ki"), ReadPercents: []int32{0}, ConcurrentWith: "w", Targets: []string{"nfs"}})
+			},
+			wantField: "spec.workloads[1].targets",
+			wantText:  `runs cell by cell with "w", so both must run on the same targets (target "ssd" runs only one of them)`,
+		},
+		"a threshold on a target its workload skips": {
+			mutate: func(s *StorageBenchmarkSpec) {
+				s.Targets = []Target{{Name: "ssd"}, {Name: "nfs"}}
+				s.Workloads = append(s.Workloads, WorkloadGroup{Name: "nfs-only", BlockSizes: quantities("8Ki"), ReadPercents: []int32{0}, Targets: []string{"nfs"}})
+				s.Thresholds = []Threshold{{Workload: "nfs-only", Targets: []string{"ssd"}, MinIOPS: new(int64)}}
+			},
+			wantField: "spec.thresholds[0].targets",
+			wantText:  `workload "nfs-only" does not run on target "ssd" (its targets: nfs)`,
+		},
+		"a regression threshold whose workload skips the baseline": {
+			mutate: func(s *StorageBenchmarkSpec) {
+				s.Targets = []Target{{Name: "ssd"}, {Name: "nfs"}}
+				s.Baseline = "ssd"
+				s.Workloads = append(s.Workloads, WorkloadGroup{Name: "nfs-only", BlockSizes: quantities("8Ki"), ReadPercents: []int32{0}, Targets: []string{"nfs"}})
+				s.Thresholds = []Threshold{{Workload: "nfs-only", MaxRegression: &Regression{Percent: 10}}}
+			},
+			wantField: "spec.thresholds[0].maxRegression",
+			wantText:  `compares with the baseline "ssd", which workload "nfs-only" does not run on`,
+		},
 		"concurrent groups with different cell counts": {
 			mutate: func(s *StorageBenchmarkSpec) {
 				s.Workloads[0].ReadPercents = []int32{100, 0}

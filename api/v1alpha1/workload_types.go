@@ -30,6 +30,17 @@ type WorkloadGroup struct {
 	// +optional
 	Metadata *MetadataWorkload `json:"metadata,omitempty"`
 
+	// targets the group runs on (names of spec.targets); default all. A
+	// group meant for some classes only (metadata on the shared file
+	// systems, a seed's procedure on the disk it was written for) leaves
+	// the others' timetables shorter; their comparison, thresholds and
+	// report cells are those of the targets that ran them.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MaxLength=32
+	Targets []string `json:"targets,omitempty"`
+
 	// access is Random or Sequential.
 	// +optional
 	// +kubebuilder:default=Random
@@ -214,3 +225,18 @@ const (
 	// ContentZeros writes zeros (compressible: flatters some storage).
 	ContentZeros BufferContent = "Zeros"
 )
+
+// RunsOn reports whether the group's cells run on a target: it names the
+// target in its targets, or names none. An empty target name (a timetable
+// for no target in particular) takes every group.
+func (w *WorkloadGroup) RunsOn(target string) bool {
+	if len(w.Targets) == 0 || target == "" {
+		return true
+	}
+	for _, t := range w.Targets {
+		if t == target {
+			return true
+		}
+	}
+	return false
+}

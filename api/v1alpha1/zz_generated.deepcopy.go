@@ -908,6 +908,11 @@ func (in *WorkloadGroup) DeepCopyInto(out *WorkloadGroup) {
 		*out = new(MetadataWorkload)
 		(*in).DeepCopyInto(*out)
 	}
+	if in.Targets != nil {
+		in, out := &in.Targets, &out.Targets
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
 	if in.BlockSizes != nil {
 		in, out := &in.BlockSizes, &out.BlockSizes
 		*out = make([]BlockSize, len(*in))

@@ -308,6 +308,9 @@ func TestAdmissionRejectsInvalidSpecsNamingTheFieldAndCause(t *testing.T) {
 			addMetadataWorkload(o, nil)
 			set(t, o, "spec.workloads[0].concurrentWith", "md")
 		}, "spec.workloads", "workloads[].concurrentWith must name another IO workload"},
+		{"a workload on a target the spec does not have", func(t *testing.T, o map[string]any) {
+			set(t, o, "spec.workloads[0].targets", []any{"medium"})
+		}, "spec.workloads", "every workloads[].targets entry must name one of spec.targets"},
 		{"price that is not a decimal", func(t *testing.T, o map[string]any) {
 			set(t, o, "spec.targets[0].price", map[string]any{"amount": "ten", "currency": "USD"})
 		}, "spec.targets[0].price.amount", "should match"},

@@ -53,7 +53,7 @@ func Build(b *sbv1.StorageBenchmark, t *sbv1.Target, path string) *Plan {
 			Fill:               fill,
 			ZeroBuffers:        spec.Dataset.Content == sbv1.ContentZeros,
 		},
-		Slots:                      Slots(spec),
+		Slots:                      Slots(spec, t.Name),
 		IOEngine:                   "auto",
 		MaxClockOffsetMilliseconds: spec.Clients.MaxClockOffsetMilliseconds,
 		WaitForStartSeconds:        spec.Timeouts.VolumeBindSeconds + spec.Timeouts.PrepareSeconds,

@@ -117,11 +117,12 @@ func (p *Plan) CellRunsDoneAt(elapsed time.Duration) int {
 	return n
 }
 
-// Slots lays the spec's cells out in time: cells of concurrent workloads
+// Slots lays out in time the cells that run on a target (the groups that
+// name it in their targets, or name none): cells of concurrent workloads
 // share a slot, every repetition runs the whole matrix once (so drift over
 // time spreads over all cells rather than hitting one), and slots follow
 // each other with SlotGap between them.
-func Slots(spec *sbv1.StorageBenchmarkSpec) []Slot {
+func Slots(spec *sbv1.StorageBenchmarkSpec, target string) []Slot {
 	cellsOf := map[string][]sbv1.Cell{}
 	for i := range spec.Workloads {
 		w := &spec.Workloads[i]
@@ -131,12 +132,12 @@ func Slots(spec *sbv1.StorageBenchmarkSpec) []Slot {
 	var round [][]sbv1.Cell
 	for i := range spec.Workloads {
 		w := &spec.Workloads[i]
-		if w.ConcurrentWith != "" {
+		if w.ConcurrentWith != "" || !w.RunsOn(target) {
 			continue
 		}
 		var partners []string
 		for j := range spec.Workloads {
-			if spec.Workloads[j].ConcurrentWith == w.Name {
+			if spec.Workloads[j].ConcurrentWith == w.Name && spec.Workloads[j].RunsOn(target) {
 				partners = append(partners, spec.Workloads[j].Name)
 			}
 		}

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +21,7 @@ func spec() *sbv1.StorageBenchmarkSpec {
 }
 
 func TestSlotsShareConcurrentCellsAndRepeatTheWholeMatrix(t *testing.T) {
-	slots := Slots(spec())
+	slots := Slots(spec(), "")
 	var got []string
 	for _, s := range slots {
 		var names []string
@@ -48,7 +49,7 @@ func TestSlotsShareConcurrentCellsAndRepeatTheWholeMatrix(t *testing.T) {
 }
 
 func TestPlanDurationAndProgress(t *testing.T) {
-	p := &Plan{Slots: Slots(spec())}
+	p := &Plan{Slots: Slots(spec(), "")}
 	if got := p.Duration(); got != 118*time.Second {
 		t.Fatalf("duration %s, want 1m58s (last slot at 1m38s + 20s)", got)
 	}
@@ -88,5 +89,29 @@ func TestStartRecordRoundTrip(t *testing.T) {
 	}
 	if _, err := DecodeStartRecord(`{"generation":1}`); err == nil {
 		t.Fatalf("a record without times must be refused")
+	}
+}
+
+// A group restricted to some targets is in their timetables only, with
+// its concurrent partner; the others' timetables close up.
+func TestAGroupRunsOnlyOnItsTargets(t *testing.T) {
+	s := spec()
+	s.Repetitions = 1
+	s.Workloads[0].Targets = []string{"nfs"} // reader, and so writer with it
+	s.Workloads[2].Targets = []string{"nfs"}
+	names := func(target string) string {
+		var out []string
+		for _, slot := range Slots(s, target) {
+			for _, c := range slot.Cells {
+				out = append(out, fmt.Sprintf("%s@%d", c.Name, slot.OffsetMilliseconds/1000))
+			}
+		}
+		return strings.Join(out, " ")
+	}
+	if got, want := names("ssd"), "seq-bs1m-r100-qd32-j1@0"; got != want {
+		t.Errorf("ssd runs %s, want %s", got, want)
+	}
+	if got := names("nfs"); !strings.Contains(got, "reader-bs4k-r100-qd32-j1@0") || !strings.Contains(got, "writer-bs4k-r10-qd32-j1@19") || !strings.Contains(got, "seq-bs1m-r100-qd32-j1@38") {
+		t.Errorf("nfs runs %s, want every group", got)
 	}
 }

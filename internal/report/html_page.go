@@ -79,6 +79,9 @@ func buildSection(rr *results.RunResult, l *lookup, colors map[string]string, s 
 	}
 	var iops, bw, ratio []series
 	for _, target := range l.order {
+		if !s.runsOn(target) {
+			continue
+		}
 		si := series{Name: target, Color: colors[target]}
 		sb := si
 		sr := si
@@ -120,6 +123,9 @@ func buildSection(rr *results.RunResult, l *lookup, colors map[string]string, s 
 	for _, c := range s.columns {
 		var lat []series
 		for _, target := range l.order {
+			if !s.runsOn(target) {
+				continue
+			}
 			rep := l.rep(target, c.Name)
 			if rep == nil {
 				continue
@@ -161,6 +167,9 @@ func sectionTable(l *lookup, s section) [][]string {
 	}
 	table := [][]string{header}
 	for _, target := range l.order {
+		if !s.runsOn(target) {
+			continue
+		}
 		line := []string{target}
 		for _, c := range s.columns {
 			rep := l.rep(target, c.Name)

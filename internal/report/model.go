@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
 	"github.com/storagebench/storagebench/results"
@@ -21,7 +22,14 @@ import (
 type section struct {
 	title    string
 	metadata bool
-	columns  []sbv1.Cell // ordered as in the spec
+	group    *sbv1.WorkloadGroup // nil when the spec has no such group
+	columns  []sbv1.Cell         // ordered as in the spec
+}
+
+// runsOn reports whether the section's group ran on a target: the others
+// have no rows in it.
+func (s *section) runsOn(target string) bool {
+	return s.group == nil || s.group.RunsOn(target)
 }
 
 // sections groups the spec's cells for display.
@@ -38,7 +46,16 @@ func sections(spec *sbv1.StorageBenchmarkSpec) []section {
 			if c.IsMetadata() {
 				title = metadataTitle(spec, c)
 			}
-			out = append(out, section{title: title, metadata: c.IsMetadata()})
+			var group *sbv1.WorkloadGroup
+			for k := range spec.Workloads {
+				if spec.Workloads[k].Name == c.Workload {
+					group = &spec.Workloads[k]
+				}
+			}
+			if group != nil && len(group.Targets) > 0 {
+				title += ", on " + strings.Join(group.Targets, ", ") + " only"
+			}
+			out = append(out, section{title: title, metadata: c.IsMetadata(), group: group})
 		}
 		out[i].columns = append(out[i].columns, c)
 	}

@@ -33,6 +33,9 @@ func WriteTable(w io.Writer, rr *results.RunResult) error {
 		fmt.Fprintln(tw, strings.Join(header, "\t")+"\t")
 		rows := tableRows(s)
 		for _, target := range l.order {
+			if !s.runsOn(target) {
+				continue
+			}
 			first := target
 			for _, row := range rows {
 				if row.label == "vs" && (rr.Spec.Baseline == "" || target == rr.Spec.Baseline) {

@@ -77,3 +77,25 @@ func TestAMetadataGroupIsOneColumnPerOperation(t *testing.T) {
 		}
 	}
 }
+
+// A group restricted to some targets shows only their rows, and says so.
+func TestAGroupOnSomeTargetsHasOnlyTheirRows(t *testing.T) {
+	data, err := os.ReadFile("../../results/testdata/run-result-metadata.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr, err := results.DecodeRunResult("run-result-metadata.json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr.Spec.Workloads[1].Targets = []string{"memory"}
+	var out bytes.Buffer
+	if err := WriteTable(&out, rr); err != nil {
+		t.Fatal(err)
+	}
+	files := out.String()[strings.Index(out.String(), "\nfiles:"):]
+	files = files[:strings.Index(files, "\nVerdict")]
+	if !strings.Contains(files, "up to 1 s per operation, on memory only") || strings.Contains(files, "disk       ops/s") || !strings.Contains(files, "memory ") {
+		t.Errorf("the files section:\n%s", files)
+	}
+}
