@@ -13,9 +13,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// renamedSuffix is where sb_filerename moves a file before moving it back.
-const renamedSuffix = ".sbrenamed"
-
 // smallFileChunk is sb_fileread's buffer when filesize does not say how
 // big the files are.
 const smallFileChunk = 64 << 10
