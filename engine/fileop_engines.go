@@ -95,6 +95,8 @@ func (j *JobSpec) validateFileOp() error {
 		return bad("stat_type", "unknown call %q (stat, lstat, statx)", j.StatType)
 	case j.FilesPerDir < 0:
 		return bad("sb_files_per_dir", "must not be negative")
+	case j.FilesPerDir > 0 && len(j.Filenames) > 0:
+		return bad("sb_files_per_dir", "spreads generated names; it does not apply to filename=")
 	case !ok && j.OpenFiles > 0 && j.OpenFiles < j.fileCount():
 		return bad("openfiles", "%d is less than the job's %d files: IO jobs here keep all their files open", j.OpenFiles, j.fileCount())
 	case !ok && j.CreateWrite:
@@ -103,27 +105,19 @@ func (j *JobSpec) validateFileOp() error {
 		return nil
 	case j.CreateWrite && j.IOEngine != EngineFileCreate:
 		return bad("sb_create_write", "only with ioengine=%s, not %s", EngineFileCreate, j.IOEngine)
-	case j.CreateWrite && j.FileSize == 0:
-		return bad("sb_create_write", "needs a filesize to write")
-	case j.CreateWrite && j.FileSize > maxSmallFileSize:
-		return bad("filesize", "%d bytes is more than sb_create_write writes at once (%d)", j.FileSize, int64(maxSmallFileSize))
+	case j.CreateWrite && j.fileOpSize() == 0:
+		return bad("sb_create_write", "needs a filesize (or size) to write")
 	case j.Ramp > 0:
 		return bad("ramp_time", "ioengine=%s visits each file once per pass; a warm-up would use files up (run a job before it instead)", j.IOEngine)
 	case e.once && (j.TimeBased || j.Loops > 1):
 		return bad("loops/time_based", "ioengine=%s can do each name only once (a second pass would fail)", j.IOEngine)
 	case j.IOEngine == EngineFileRead && j.Direct:
 		return bad("direct", "ioengine=%s reads through the page cache", EngineFileRead)
-	case j.IOEngine == EngineFileRead && j.FileSize > maxSmallFileSize:
-		return bad("filesize", "%d bytes is more than ioengine=%s reads at once (%d)", j.FileSize, EngineFileRead, int64(maxSmallFileSize))
 	case j.RateIOPS > 0 || j.RateBytes > 0:
 		return bad("rate_iops", "not supported with ioengine=%s", j.IOEngine)
 	}
 	return nil
 }
-
-// maxSmallFileSize bounds the buffer sb_fileread and sb_create_write use:
-// they are for small files, read or written with one system call.
-const maxSmallFileSize = 64 << 20
 
 // The file engines' options: fio's stat_type and file_service_type, and
 // storagebench's directory fan-out and written creates.

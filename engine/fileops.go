@@ -13,9 +13,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// smallFileChunk is sb_fileread's buffer when filesize does not say how
-// big the files are.
-const smallFileChunk = 64 << 10
+// fileChunk bounds the buffer sb_fileread reads into and sb_create_write
+// writes from: files larger than it take several calls, so that numjobs
+// clones of a large filesize do not hold as many copies of it.
+const fileChunk = 1 << 20
 
 // setupFileOps prepares a file engine's worker: its generator, the
 // visiting order and the buffer of sb_fileread or sb_create_write.
@@ -28,12 +29,12 @@ func (w *worker) setupFileOps() error {
 	}
 	switch {
 	case j.CreateWrite:
-		w.opBuf = make([]byte, j.FileSize)
+		w.opBuf = make([]byte, min(j.fileOpSize(), fileChunk))
 		if !j.ZeroBuffers {
 			w.rng.fill(w.opBuf)
 		}
 	case j.IOEngine == EngineFileRead:
-		w.opBuf = make([]byte, max(j.FileSize, smallFileChunk))
+		w.opBuf = make([]byte, min(max(j.fileOpSize(), 64<<10), fileChunk))
 	}
 	return nil
 }
@@ -56,8 +57,10 @@ func (w *worker) runFileOps(s runSchedule) {
 	if j.Runtime > 0 {
 		end = start + int64(j.Runtime)
 	}
+	// fio's rule: the read direction for any pattern that reads (even
+	// randrw at rwmixread=0), the write direction for write-only ones.
 	d := dirRead
-	if j.readPercent() == 0 {
+	if j.RW == RWWrite || j.RW == RWRandWrite {
 		d = dirWrite
 	}
 	st := &w.stats
@@ -79,7 +82,9 @@ loop:
 		for _, fi := range w.order {
 			for k := 0; k < e.opsPerFile; k++ {
 				now := nanotime()
-				if stopped(now) {
+				// A visit is never left half done: a file renamed
+				// away is renamed back, whatever stopped the job.
+				if k == 0 && stopped(now) {
 					break loop
 				}
 				if now-lastYield >= int64(yieldEvery) {
@@ -133,7 +138,7 @@ func (w *worker) fileOpOnce(fi, k int) (n int64, took int64, err error) {
 		var fd int
 		fd, err = unix.Open(path, unix.O_CREAT|unix.O_RDWR|unix.O_CLOEXEC, 0o600)
 		if err == nil && j.CreateWrite {
-			n, err = writeWhole(fd, w.opBuf)
+			n, err = writeSize(fd, w.opBuf, j.fileOpSize())
 		}
 		took = nanotime() - t0 // fio times the open alone; close is not timed
 		if fd >= 0 && err == nil {
@@ -200,11 +205,13 @@ func statPath(path, call string) error {
 	return unix.Stat(path, &st)
 }
 
-// writeWhole writes buf at the start of fd, as many calls as it takes.
-func writeWhole(fd int, buf []byte) (int64, error) {
+// writeSize writes size bytes from buf (again and again when it is
+// shorter) at the start of fd, as many calls as it takes.
+func writeSize(fd int, buf []byte, size int64) (int64, error) {
 	var done int64
-	for done < int64(len(buf)) {
-		n, err := unix.Write(fd, buf[done:])
+	for done < size {
+		chunk := buf[:min(int64(len(buf)), size-done)]
+		n, err := unix.Write(fd, chunk)
 		if err != nil {
 			return done, err
 		}
@@ -257,11 +264,10 @@ func (w *worker) removeEmptyFanOut() {
 func prepareFileOp(j *JobSpec) error {
 	e, _ := j.fileOp()
 	var buf []byte
+	size := j.fileOpSize()
 	for c := 0; c < j.NumJobs; c++ {
-		for _, d := range j.fanOutDirs(c) {
-			if err := os.MkdirAll(d, 0o755); err != nil {
-				return fmt.Errorf("job %q: sb_files_per_dir: %w", j.Name, err)
-			}
+		if err := j.makeFanOutDirs(c); err != nil {
+			return err
 		}
 		if !e.needsExisting {
 			continue
@@ -269,13 +275,13 @@ func prepareFileOp(j *JobSpec) error {
 		for _, p := range j.clonePaths(c) {
 			st, err := os.Lstat(p)
 			switch {
-			case err == nil && (e.dirs || !st.Mode().IsRegular() || st.Size() >= j.FileSize):
+			case err == nil && (e.dirs || !st.Mode().IsRegular() || st.Size() >= size):
 				continue
 			case err == nil:
 				// Shorter than filesize: fio lays such a file out
 				// again, and so the operations meet the same files.
 				if j.Fill == FillNever {
-					return fmt.Errorf("%w: job %q: %s has %d bytes, not filesize=%d, and fill=never forbids rewriting it", ErrUsage, j.Name, p, st.Size(), j.FileSize)
+					return fmt.Errorf("%w: job %q: %s has %d bytes, not the %d of filesize (or size over nrfiles), and fill=never forbids rewriting it", ErrUsage, j.Name, p, st.Size(), size)
 				}
 				if err := os.Remove(p); err != nil {
 					return fmt.Errorf("job %q: laying out: %w", j.Name, err)
@@ -291,12 +297,12 @@ func prepareFileOp(j *JobSpec) error {
 				}
 				continue
 			}
-			if buf == nil && j.FileSize > 0 {
-				buf = make([]byte, min(j.FileSize, 1<<20))
+			if buf == nil && size > 0 {
+				buf = make([]byte, min(size, fileChunk))
 				r := newRNG(j.RandSeed)
 				r.fill(buf)
 			}
-			if err := writeSmallFile(p, j.FileSize, buf); err != nil {
+			if err := writeSmallFile(p, size, buf); err != nil {
 				return fmt.Errorf("job %q: laying out: %w", j.Name, err)
 			}
 		}

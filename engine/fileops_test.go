@@ -188,6 +188,7 @@ func TestFileEngineOptionsAreChecked(t *testing.T) {
 		{[]string{"--ioengine=filestat", "--file_service_type=zipf"}, `--file_service_type=zipf: "zipf" is not supported`},
 		{[]string{"--ioengine=fileslurp"}, `unsupported engine "fileslurp"`},
 		{[]string{"--size=1m", "--nrfiles=4", "--openfiles=2"}, "openfiles: 2 is less than the job's 4 files"},
+		{[]string{"--ioengine=filestat", "--filename=a:b", "--sb_files_per_dir=1"}, "sb_files_per_dir: spreads generated names; it does not apply to filename="},
 	} {
 		jobs, opts, err := ParseArgs(append([]string{"--name=x", "--directory=" + dir}, c.args...))
 		if err == nil {
@@ -278,5 +279,43 @@ func TestTheResultPackageKnowsEveryFileEngine(t *testing.T) {
 	}
 	if !result.IsFileEngine("filestat (file operations: ...)") || result.IsFileEngine("io_uring") {
 		t.Fatal("IsFileEngine reads the name before the reason")
+	}
+}
+
+// A rename away is always renamed back, even when the job stops between
+// the two (number_ios, runtime).
+func TestARenameIsNeverLeftHalfDone(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, "--name=r", "--directory="+dir, "--nrfiles=10", "--ioengine=filecreate")
+	doc := mustRun(t, "--name=r", "--directory="+dir, "--nrfiles=10", "--ioengine=sb_filerename", "--number_ios=3")
+	if got := doc.Jobs[0].Read.TotalIOs; got != 4 {
+		t.Errorf("number_ios=3 stops after the visit it falls in: %d renames, want 4", got)
+	}
+	if got, want := listTree(t, dir), names("r", 1, 10, 0, false); !reflect.DeepEqual(got, want) {
+		t.Fatalf("after a stopped rename: %v, want %v", got, want)
+	}
+}
+
+// fio's rules where the file engines meet IO options: any pattern that
+// reads counts in read (randrw at rwmixread=0 too); without filesize, size
+// over nrfiles is each file's size; sb_create_write writes files larger
+// than its buffer in several calls.
+func TestFileEnginesFollowFiosRulesForIOOptions(t *testing.T) {
+	dir := t.TempDir()
+	doc := mustRun(t, "--name=d", "--directory="+dir, "--nrfiles=3", "--ioengine=filecreate", "--rw=randrw", "--rwmixread=0")
+	if doc.Jobs[0].Read.TotalIOs != 3 || doc.Jobs[0].Write.TotalIOs != 0 {
+		t.Errorf("randrw at rwmixread=0: %d reads, %d writes; want 3 reads", doc.Jobs[0].Read.TotalIOs, doc.Jobs[0].Write.TotalIOs)
+	}
+	mustRun(t, "--name=s", "--directory="+dir, "--nrfiles=4", "--size=1m", "--ioengine=filestat")
+	mustRun(t, "--name=w", "--directory="+dir, "--nrfiles=1", "--filesize=3m", "--ioengine=filecreate", "--sb_create_write")
+	got := listTree(t, dir)
+	want := append(append(names("d", 1, 3, 0, false), names("s", 1, 4, 256<<10, false)...), names("w", 1, 1, 3<<20, false)...)
+	sort.Strings(want)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("files %v, want %v", got, want)
+	}
+	doc = mustRun(t, "--name=w", "--directory="+dir, "--nrfiles=1", "--ioengine=sb_fileread")
+	if doc.Jobs[0].Read.IOBytes != 3<<20 {
+		t.Errorf("sb_fileread of a 3 MiB file read %d bytes", doc.Jobs[0].Read.IOBytes)
 	}
 }

@@ -28,7 +28,7 @@ func (j *JobSpec) resolveFiles(c int) ([]fileSpec, error) {
 	if j.isFileOp() {
 		// A file engine's files are names, not IO regions.
 		for _, p := range paths {
-			out = append(out, fileSpec{path: p, length: j.FileSize})
+			out = append(out, fileSpec{path: p, length: j.fileOpSize()})
 		}
 		return out, nil
 	}

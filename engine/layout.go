@@ -112,10 +112,8 @@ func prepare(ctx context.Context, jobs []JobSpec) ([]*target, error) {
 			continue
 		}
 		for c := 0; c < j.NumJobs; c++ {
-			for _, d := range j.fanOutDirs(c) {
-				if err := os.MkdirAll(d, 0o755); err != nil {
-					return nil, fmt.Errorf("job %q: sb_files_per_dir: %w", j.Name, err)
-				}
+			if err := j.makeFanOutDirs(c); err != nil {
+				return nil, err
 			}
 			files, err := j.resolveFiles(c)
 			if err != nil {

@@ -90,3 +90,26 @@ func RemoveGenerated(j *JobSpec) error {
 	}
 	return nil
 }
+
+// makeFanOutDirs makes clone c's fan-out subdirectories, untimed, before
+// its files are laid out or operated on.
+func (j *JobSpec) makeFanOutDirs(c int) error {
+	for _, d := range j.fanOutDirs(c) {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return fmt.Errorf("job %q: sb_files_per_dir: %w", j.Name, err)
+		}
+	}
+	return nil
+}
+
+// fileOpSize is the size of a file engine job's files: filesize, else size
+// over the files (fio's rule when filesize is not given), else 0.
+func (j *JobSpec) fileOpSize() int64 {
+	switch {
+	case j.FileSize > 0:
+		return j.FileSize
+	case j.Size > 0 && j.fileCount() > 0:
+		return j.Size / int64(j.fileCount())
+	}
+	return 0
+}

@@ -300,11 +300,13 @@ func latencyBuckets(h *hist.Histogram) (ns, us, ms map[string]float64) {
 // extension renders the storagebench object of one entry.
 func (a *aggregate) extension(r *jobRun, rate int, opts RunOptions, merged bool, runs []*jobRun) result.JobExtension {
 	ext := result.JobExtension{
-		JobName:       a.name,
-		Backend:       r.kind,
-		BackendReason: r.reason,
-		StartUnixNano: a.startWall.UnixNano(),
-		EndUnixNano:   a.endWall.UnixNano(),
+		JobName:              a.name,
+		Backend:              r.kind,
+		BackendReason:        r.reason,
+		StartUnixNano:        a.startWall.UnixNano(),
+		EndUnixNano:          a.endWall.UnixNano(),
+		UserCPUNanoseconds:   a.usr.Nanoseconds(),
+		SystemCPUNanoseconds: a.sys.Nanoseconds(),
 	}
 	if merged {
 		for _, o := range runs[1:] {

@@ -75,8 +75,15 @@ func (c *checker) spec(path string, spec *sbv1.StorageBenchmarkSpec) map[string]
 			n++
 		}
 		factors := []int{len(w.ReadPercents), max(len(w.QueueDepths), 1), max(len(w.NumJobs), 1)}
-		if w.Metadata != nil {
-			n, factors = len(w.Metadata.Operations), []int{max(len(w.NumJobs), 1)}
+		if m := w.Metadata; m != nil {
+			n, factors = len(m.Operations), []int{max(len(w.NumJobs), 1)}
+			metadata := jsonField(jsonIndex(workloads, i), "metadata")
+			if m.FilesPerJob < 0 || m.FilesPerJob > sbv1.MaxMetadataFiles {
+				c.failf(jsonField(metadata, "filesPerJob"), "%d is outside 1..%d", m.FilesPerJob, sbv1.MaxMetadataFiles)
+			}
+			if m.FileSize != nil && (m.FileSize.Bytes() < 0 || m.FileSize.Bytes() > sbv1.MaxMetadataFileSize) {
+				c.failf(jsonField(metadata, "fileSize"), "%s is outside 0..64Mi", *m.FileSize)
+			}
 		}
 		for _, f := range factors {
 			n = min(n*f, sbv1.MaxCells+1)

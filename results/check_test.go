@@ -212,6 +212,7 @@ func TestCheckBoundsMetadataRatesAndCPU(t *testing.T) {
 		{"absurd operations per second", []edit{{stat + ".read.iops", 1e10}}, stat + ".read.iops: 1e+10 from 2000 IOs: the cell would have lasted under a microsecond"},
 		{"negative CPU seconds", []edit{{stat + ".cpu.systemSeconds", -0.5}}, stat + ".cpu.systemSeconds: -0.5 is negative"},
 		{"a client's negative CPU share", []edit{{stat + ".clients[1].cpu.percent", -1}}, stat + ".clients[1].cpu.percent: -1 is negative"},
+		{"more names than a job may have", []edit{{"spec.workloads[1].metadata.filesPerJob", 1e9}}, "spec.workloads[1].metadata.filesPerJob: 1000000000 is outside 1..65536"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			data := applyEdits(t, readTestdata(t, "testdata/run-result-metadata.json"), tc.edits...)

@@ -35,8 +35,12 @@ func Compare(spec *sbv1.StorageBenchmarkSpec, results map[string]*TargetResult) 
 			if cr := FindCell(results[name], cell.Name); cr != nil {
 				totals[name] = cr.Totals()
 				present = append(present, name)
-				peakIOPS[name] = math.Max(peakIOPS[name], totals[name].IOPS)
-				peakBytes[name] = math.Max(peakBytes[name], totals[name].BytesPerSecond)
+				if !cell.IsMetadata() {
+					// Operations per second are no IOPS: the peaks
+					// (and the price-performance from them) are IO's.
+					peakIOPS[name] = math.Max(peakIOPS[name], totals[name].IOPS)
+					peakBytes[name] = math.Max(peakBytes[name], totals[name].BytesPerSecond)
+				}
 			}
 		}
 		if len(present) == 0 {

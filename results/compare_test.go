@@ -242,7 +242,39 @@ func TestAGroupOnSomeTargetsIsJudgedWhereItRan(t *testing.T) {
 	}
 	// The fastest is judged over the cells both ran, not over unlike sets.
 	spec.Thresholds = nil
-	if r := Recommend(spec, results, Evaluate(spec, results)); r == nil || r.Target != "no-mirror" || !strings.Contains(r.Reason, "over the 3 cells every candidate ran") {
+	if r := Recommend(spec, results, Evaluate(spec, results)); r == nil || r.Target != "no-mirror" || !strings.Contains(r.Reason, "over the 3 IO cells every candidate ran") {
 		t.Fatalf("recommendation %+v", r)
+	}
+}
+
+// Speed is compared like with like: operations per second when only
+// metadata cells are common, and each target's own cells, said so, when
+// no cell ran on every candidate.
+func TestTheRecommendationComparesLikeWithLike(t *testing.T) {
+	md := func(name string, targets ...string) sbv1.WorkloadGroup {
+		return sbv1.WorkloadGroup{Name: name, Kind: sbv1.WorkloadMetadata, Targets: targets,
+			Metadata: &sbv1.MetadataWorkload{Operations: []sbv1.MetadataOperation{sbv1.MetadataStat}, FilesPerJob: 10}}
+	}
+	resultOf := func(spec *sbv1.StorageBenchmarkSpec, target string, ops float64) *TargetResult {
+		tr := &TargetResult{Target: target}
+		for i := range spec.Workloads {
+			if !spec.Workloads[i].RunsOn(target) {
+				continue
+			}
+			for _, cell := range spec.Workloads[i].Cells() {
+				tr.Cells = append(tr.Cells, CellResult{Cell: cell, Repetitions: []RepetitionResult{{Read: &DirectionStats{IOs: 10, IOPS: ops}}}})
+			}
+		}
+		return tr
+	}
+	spec := &sbv1.StorageBenchmarkSpec{Targets: []sbv1.Target{{Name: "a"}, {Name: "b"}}, Workloads: []sbv1.WorkloadGroup{md("files")}}
+	results := map[string]*TargetResult{"a": resultOf(spec, "a", 100), "b": resultOf(spec, "b", 300)}
+	if r := Recommend(spec, results, Evaluate(spec, results)); r == nil || r.Target != "b" || !strings.Contains(r.Reason, "300 operations per second over the 1 metadata cells every candidate ran") {
+		t.Errorf("metadata only: %+v", r)
+	}
+	spec.Workloads = []sbv1.WorkloadGroup{md("on-a", "a"), md("on-b", "b")}
+	results = map[string]*TargetResult{"a": resultOf(spec, "a", 100), "b": resultOf(spec, "b", 300)}
+	if r := Recommend(spec, results, Evaluate(spec, results)); r == nil || r.Target != "b" || !strings.Contains(r.Reason, "over each candidate's own metadata cells (no cell ran on every candidate)") {
+		t.Errorf("disjoint groups: %+v", r)
 	}
 }

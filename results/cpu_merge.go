@@ -6,16 +6,32 @@ import (
 	"github.com/storagebench/storagebench/engine/result"
 )
 
-// jobCPU is one job's CPU seconds: fio's usr_cpu and sys_cpu are
-// percentages of the job's runtime (job_runtime, ms, summed over its
-// clones), so the seconds come back exactly but for the runtime's
-// millisecond rounding.
-func jobCPU(j *result.Job) (usr, sys float64, err error) {
-	if !finiteNonNegative(j.UsrCPU) || !finiteNonNegative(j.SysCPU) || j.JobRuntime < 0 {
-		return 0, 0, fmt.Errorf("negative or non-finite CPU (usr %v%%, sys %v%%, runtime %d ms)", j.UsrCPU, j.SysCPU, j.JobRuntime)
+// maxJobCPUSeconds bounds a job's CPU time read from a report: a year on
+// each of 4096 threads is more than any cell uses; beyond it the number is
+// forged, and sums of such would overflow.
+const maxJobCPUSeconds = 365 * 24 * 3600 * 4096
+
+// jobCPU is one job's CPU seconds: exactly from the extension's
+// nanoseconds, or, from an engine that did not write them, from fio's
+// usr_cpu and sys_cpu, percentages of job_runtime (whole milliseconds
+// summed over clones, so a cell of a few milliseconds loses a share).
+func jobCPU(j *result.Job, ext *result.JobExtension) (usr, sys float64, err error) {
+	if ext.UserCPUNanoseconds < 0 || ext.SystemCPUNanoseconds < 0 {
+		return 0, 0, fmt.Errorf("negative CPU time (user %d ns, system %d ns)", ext.UserCPUNanoseconds, ext.SystemCPUNanoseconds)
 	}
-	runtime := float64(j.JobRuntime) / 1000
-	return j.UsrCPU / 100 * runtime, j.SysCPU / 100 * runtime, nil
+	if ext.UserCPUNanoseconds > 0 || ext.SystemCPUNanoseconds > 0 {
+		usr, sys = float64(ext.UserCPUNanoseconds)/1e9, float64(ext.SystemCPUNanoseconds)/1e9
+	} else {
+		if !finiteNonNegative(j.UsrCPU) || !finiteNonNegative(j.SysCPU) || j.JobRuntime < 0 {
+			return 0, 0, fmt.Errorf("negative or non-finite CPU (usr %v%%, sys %v%%, runtime %d ms)", j.UsrCPU, j.SysCPU, j.JobRuntime)
+		}
+		runtime := float64(j.JobRuntime) / 1000
+		usr, sys = j.UsrCPU/100*runtime, j.SysCPU/100*runtime
+	}
+	if !(usr <= maxJobCPUSeconds && sys <= maxJobCPUSeconds) {
+		return 0, 0, fmt.Errorf("implausible CPU time (user %v s, system %v s)", usr, sys)
+	}
+	return usr, sys, nil
 }
 
 // cpuUsage is the CPU of ios IOs over wallSeconds; nil when the engine

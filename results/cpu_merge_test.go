@@ -51,9 +51,26 @@ func TestCPUIsCarriedThroughTheMergeExactly(t *testing.T) {
 		t.Errorf("a cell whose engine reported no CPU has none: %+v", tr.Cells[1].Result().CPU)
 	}
 
+	// The extension's nanoseconds, where the engine wrote them, win over
+	// the percentages of a runtime in whole milliseconds.
+	ext := &reports[0].Runs[0].Document.Storagebench.Jobs[0]
+	ext.UserCPUNanoseconds, ext.SystemCPUNanoseconds = 123_456_789, 1
+	if tr, err = Merge(p, reports); err != nil {
+		t.Fatal(err)
+	}
+	near("client 0 user seconds from nanoseconds", tr.Cells[0].Result().Clients[0].CPU.UserSeconds, 0.123456789)
+
 	// A report with impossible CPU figures is refused, naming the job.
 	reports[1].Runs[0].Document.Jobs[0].SysCPU = math.Inf(1)
 	if _, err := Merge(p, reports); err == nil || !strings.Contains(err.Error(), "non-finite CPU") {
 		t.Fatalf("infinite CPU: %v", err)
+	}
+	reports[1].Runs[0].Document.Jobs[0].SysCPU, reports[1].Runs[0].Document.Jobs[0].JobRuntime = 1e300, 1e9
+	if _, err := Merge(p, reports); err == nil || !strings.Contains(err.Error(), "implausible CPU time") {
+		t.Fatalf("a forged CPU time: %v", err)
+	}
+	ext.SystemCPUNanoseconds = -1
+	if _, err := Merge(p, reports); err == nil || !strings.Contains(err.Error(), "negative CPU time") {
+		t.Fatalf("negative nanoseconds: %v", err)
 	}
 }

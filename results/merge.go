@@ -194,7 +194,7 @@ func (m *merger) mergeClientRun(doc *result.Document, read, write *directionMerg
 		if job.Error != 0 {
 			return nil, fmt.Errorf("job %s ended with error %d", job.JobName, job.Error)
 		}
-		u, s, err := jobCPU(job)
+		u, s, err := jobCPU(job, jext)
 		if err != nil {
 			return nil, fmt.Errorf("job %s: %w", job.JobName, err)
 		}

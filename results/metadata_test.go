@@ -104,3 +104,28 @@ func TestAMetadataCellsRateIsOverTheClientsSpan(t *testing.T) {
 		t.Fatalf("2000 operations over 2 s of clients one after the other: %v ops/s, want 1000 (not the sum 2000)", got)
 	}
 }
+
+// A metadata cell done in under half a second is flagged as too short to be
+// a rate, as bonnie++ prints +++++ for it.
+func TestAMetadataCellDoneInMillisecondsIsFlagged(t *testing.T) {
+	spec := sbv1.StorageBenchmarkSpec{
+		Repetitions: 1, Targets: []sbv1.Target{{Name: "nfs"}},
+		Workloads: []sbv1.WorkloadGroup{{Name: "md", Kind: sbv1.WorkloadMetadata, DurationSeconds: 5,
+			Metadata: &sbv1.MetadataWorkload{Operations: []sbv1.MetadataOperation{sbv1.MetadataStat}, FilesPerJob: 1000}}},
+	}
+	p := &plan.Plan{SchemaVersion: plan.SchemaVersion, Benchmark: "b", Generation: 1, Target: "nfs", Clients: 1, Slots: plan.Slots(&spec, "")}
+	ops := make([]int64, 1000)
+	for i := range ops {
+		ops[i] = 1000
+	}
+	run := fakeRun("md-stat-f1000-j1", 1e9, ops, nil, "filestat")
+	run.Document.Storagebench.Jobs[0].EndUnixNano = 1e9 + 10e6 // 10 ms
+	tr, err := Merge(p, []*ClientReport{{SchemaVersion: ClientReportSchema, Benchmark: "b", Generation: 1, Target: "nfs", Runs: []CellRun{run}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := Warnings(tr, WarningInputs{})
+	if len(w) != 1 || w[0].Reason != WarnMetadataTooShort || !strings.Contains(w[0].Message, "the clients' 1000 operations took 10.0 ms in all") {
+		t.Fatalf("warnings %+v", w)
+	}
+}

@@ -3,6 +3,7 @@ package results
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
 )
@@ -35,14 +36,12 @@ func Recommend(spec *sbv1.StorageBenchmarkSpec, results map[string]*TargetResult
 			allPriced = false
 		}
 	}
-	// Speed is compared over the cells every candidate ran: groups
-	// restricted to some targets would otherwise weigh unlike sets.
-	common := commonCells(candidates, results)
+	basis := speedBasis(candidates, results)
 	speed := map[string]float64{}
 	for _, name := range candidates {
 		var iops []float64
 		for _, c := range results[name].Cells {
-			if rep := c.Result(); rep != nil && common[c.Cell.Name] {
+			if rep := c.Result(); rep != nil && basis.counts(&c) {
 				iops = append(iops, rep.TotalIOPS())
 			}
 		}
@@ -58,15 +57,11 @@ func Recommend(spec *sbv1.StorageBenchmarkSpec, results map[string]*TargetResult
 			pick = name
 		}
 	}
-	over := fmt.Sprintf("its %d cells", len(common))
-	if len(candidates) > 1 {
-		over = fmt.Sprintf("the %d cells every candidate ran", len(common))
-	}
-	reason := fmt.Sprintf("fastest target that %s: geometric mean of %.0f IOPS over %s", qualifier, speed[pick], over)
+	reason := fmt.Sprintf("fastest target that %s: geometric mean of %.0f %s over %s", qualifier, speed[pick], basis.unit, basis.over)
 	if allPriced {
 		t := targetByName(spec, pick)
-		reason = fmt.Sprintf("cheapest target that %s: %s %s per %s, %.0f IOPS (geometric mean over %s), %.1f IOPS per %s",
-			qualifier, t.Price.Amount, t.Price.Currency, t.Price.Period, speed[pick], over, speed[pick]/math.Max(prices[pick], 1e-9), t.Price.Currency)
+		reason = fmt.Sprintf("cheapest target that %s: %s %s per %s, %.0f %s (geometric mean over %s), %.1f %s per %s",
+			qualifier, t.Price.Amount, t.Price.Currency, t.Price.Period, speed[pick], basis.unit, basis.over, speed[pick]/math.Max(prices[pick], 1e-9), basis.unit, t.Price.Currency)
 	}
 	return &sbv1.Recommendation{Target: pick, Reason: truncateMessage(reason)}
 }
@@ -91,21 +86,63 @@ func recommendable(spec *sbv1.StorageBenchmarkSpec, results map[string]*TargetRe
 	return out
 }
 
-// commonCells are the cells with a result on every candidate.
-func commonCells(candidates []string, results map[string]*TargetResult) map[string]bool {
+// basis is which cells the recommendation's speed is the geometric mean
+// of, in what unit, said how.
+type basis struct {
+	cells map[string]bool // nil: each candidate's own cells
+	io    bool            // IO cells (IOPS), else metadata (operations per second)
+	unit  string
+	over  string
+}
+
+func (b basis) counts(c *CellResult) bool {
+	if c.Cell.IsMetadata() == b.io {
+		return false
+	}
+	return b.cells == nil || b.cells[c.Cell.Name]
+}
+
+// speedBasis compares like with like: the IO cells every candidate ran
+// (groups restricted to some targets would otherwise weigh unlike sets),
+// else the metadata cells every candidate ran (a metadata-only benchmark),
+// else, when no cell ran on every candidate, each one's own cells.
+func speedBasis(candidates []string, results map[string]*TargetResult) basis {
 	count := map[string]int{}
+	metadata := map[string]bool{}
 	for _, name := range candidates {
 		for _, c := range results[name].Cells {
 			if c.Result() != nil {
 				count[c.Cell.Name]++
+				metadata[c.Cell.Name] = c.Cell.IsMetadata()
 			}
 		}
 	}
-	common := map[string]bool{}
-	for cell, n := range count {
-		if n == len(candidates) {
-			common[cell] = true
+	for _, io := range []bool{true, false} {
+		common := map[string]bool{}
+		for cell, n := range count {
+			if n == len(candidates) && metadata[cell] != io {
+				common[cell] = true
+			}
 		}
+		if len(common) == 0 {
+			continue
+		}
+		b := basis{cells: common, io: io, unit: "IOPS", over: fmt.Sprintf("the %d IO cells every candidate ran", len(common))}
+		if !io {
+			b.unit, b.over = "operations per second", fmt.Sprintf("the %d metadata cells every candidate ran", len(common))
+		}
+		if len(candidates) == 1 {
+			b.over = strings.Replace(b.over, "every candidate ran", "it ran", 1)
+		}
+		return b
 	}
-	return common
+	io := false
+	for _, m := range metadata {
+		io = io || !m
+	}
+	b := basis{io: io, unit: "IOPS", over: "each candidate's own IO cells (no cell ran on every candidate)"}
+	if !io {
+		b.unit, b.over = "operations per second", "each candidate's own metadata cells (no cell ran on every candidate)"
+	}
+	return b
 }

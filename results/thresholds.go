@@ -132,12 +132,7 @@ func thresholdTargets(spec *sbv1.StorageBenchmarkSpec, th *sbv1.Threshold) []str
 	if len(th.Targets) > 0 {
 		return th.Targets
 	}
-	var group *sbv1.WorkloadGroup
-	for i := range spec.Workloads {
-		if spec.Workloads[i].Name == th.Workload {
-			group = &spec.Workloads[i]
-		}
-	}
+	group := spec.Workload(th.Workload)
 	var out []string
 	for _, t := range spec.Targets {
 		if th.MaxRegression != nil && t.Name == spec.Baseline {

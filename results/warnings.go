@@ -30,6 +30,7 @@ const (
 	WarnStraggler           = "StragglerClient"
 	WarnRateNotMet          = "RateNotMet"
 	WarnMetadataCutShort    = "MetadataCutShort"
+	WarnMetadataTooShort    = "MetadataTooShort"
 )
 
 // hasIOCells reports whether the target ran any IO (not metadata) cell.
@@ -99,14 +100,35 @@ func Warnings(tr *TargetResult, in WarningInputs) []sbv1.Warning {
 			add(WarnStraggler, cell.Cell.Name, "%s", s)
 		}
 		if m := cell.Cell.Metadata; m != nil {
-			want := int64(m.FilesPerJob) * int64(cell.Cell.NumJobs) * int64(tr.Clients) * m.OperationsPerName()
-			if done := rep.Read.ios(); done < want {
-				add(WarnMetadataCutShort, cell.Cell.Name, "the clients did %d of %d operations within durationSeconds (%d s): the operation was cut short, and the operations after it met names laid out untimed; raise durationSeconds or lower filesPerJob",
-					done, want, cell.Cell.DurationSeconds)
-			}
+			metadataWarnings(cell, tr.Clients, add)
 		}
 	}
 	return out
+}
+
+// minMetadataSpan is the shortest metadata cell whose rate is worth
+// reading: bonnie++ prints "+++++" for a test done in under half a second,
+// and clients' clocks agree only to within milliseconds.
+const minMetadataSpan = 0.5 // seconds
+
+// metadataWarnings: an operation cut short by its window, and one too short
+// to be a rate.
+func metadataWarnings(cell CellResult, clients int32, add func(reason, cell, format string, args ...any)) {
+	m, rep := cell.Cell.Metadata, cell.Result()
+	want := int64(m.FilesPerJob) * int64(cell.Cell.NumJobs) * int64(clients) * m.OperationsPerName()
+	done := rep.Read.ios()
+	if done < want {
+		after := ""
+		if !m.Last {
+			after = ", and the operations after it met names laid out untimed"
+		}
+		add(WarnMetadataCutShort, cell.Cell.Name, "the clients did %d of %d operations within durationSeconds (%d s): the operation was cut short%s; raise durationSeconds or lower filesPerJob",
+			done, want, cell.Cell.DurationSeconds, after)
+	}
+	if iops := rep.Read.iops(); done > 0 && iops > 0 && float64(done)/iops < minMetadataSpan {
+		add(WarnMetadataTooShort, cell.Cell.Name, "the clients' %d operations took %.1f ms in all: too short to be read as a rate (bonnie++ prints +++++ under 500 ms); use timedBy: Duration or more filesPerJob",
+			done, float64(done)/iops*1000)
+	}
 }
 
 // straggler names the first client far slower, or far later, than the

@@ -178,4 +178,38 @@ func TestMetadataOnABlockTargetIsRefused(t *testing.T) {
 	if len(errs) != 1 || errs[0].Field != "spec.targets[0].volumeMode" || !strings.Contains(errs[0].Error(), `Metadata workload "md" creates and deletes files`) {
 		t.Fatalf("errors %v", errs)
 	}
+	// Kept off the Block target, the group is fine there.
+	s.Workloads[0].Targets = []string{"fs"}
+	s.Workloads = append(s.Workloads, WorkloadGroup{Name: "io", BlockSizes: quantities("4Ki"), ReadPercents: []int32{100}})
+	if errs := s.Validate(); len(errs) != 0 {
+		t.Fatalf("a Metadata group that skips the Block target: %v", errs)
+	}
+}
+
+// A Create after an operation that made the files would time opens.
+func TestACreateAfterTheFilesExistIsRefused(t *testing.T) {
+	for ops, want := range map[string]string{
+		"Create,Stat,Delete":        "",
+		"Stat,Delete,Create":        "",
+		"Mkdir,Rmdir,Create":        "",
+		"Stat,Create":               "Create after Stat would time opens of the files Stat made",
+		"Open,Rename,Create,Delete": "Create after Open would time opens",
+	} {
+		var list []MetadataOperation
+		for _, op := range strings.Split(ops, ",") {
+			list = append(list, MetadataOperation(op))
+		}
+		s := StorageBenchmarkSpec{
+			Targets:   []Target{{Name: "fs"}},
+			Workloads: []WorkloadGroup{{Name: "md", Kind: WorkloadMetadata, Metadata: &MetadataWorkload{Operations: list}}},
+			Dataset:   Dataset{SizePerClient: "1Gi"},
+		}
+		errs := s.Validate()
+		switch {
+		case want == "" && len(errs) != 0:
+			t.Errorf("%s: %v", ops, errs)
+		case want != "" && (len(errs) != 1 || errs[0].Field != "spec.workloads[0].metadata.operations" || !strings.Contains(errs[0].Error(), want)):
+			t.Errorf("%s: errors %v, want %q", ops, errs, want)
+		}
+	}
 }

@@ -77,7 +77,7 @@ const (
 	// MaxMetadataFiles is the most names one job of a client works on.
 	MaxMetadataFiles = 65536
 	// MaxMetadataFileSize is the largest file a Create writes and an Open
-	// reads, each with one system call.
+	// reads (metadata measures small files; use an IO group for big ones).
 	MaxMetadataFileSize = 64 << 20
 )
 
@@ -92,7 +92,8 @@ type MetadataWorkload struct {
 	// operations run in this order, each over all the names: e.g. Create,
 	// Stat, Delete (bonnie++'s file phases) or Mkdir, Rmdir. Stat, Open,
 	// Rename and Delete need the files: without a Create before them they
-	// are made first, untimed. Mkdir and Rmdir work on directories of their
+	// are made first, untimed (so a Create may not follow them unless a
+	// Delete comes between). Mkdir and Rmdir work on directories of their
 	// own names.
 	// +required
 	// +listType=atomic

@@ -125,27 +125,50 @@ func (m *CellMatch) Matches(c *Cell) bool {
 	return true
 }
 
-// validateMetadataTargets refuses Metadata workloads on Block targets: file
-// operations need a file system.
+// validateMetadataTargets refuses Metadata workloads on Block targets (file
+// operations need a file system) and operation orders that would time
+// something else than they say.
 func (s *StorageBenchmarkSpec) validateMetadataTargets() field.ErrorList {
-	metadata := ""
-	for i := range s.Workloads {
-		if s.Workloads[i].Metadata != nil {
-			metadata = s.Workloads[i].Name
-			break
-		}
-	}
-	if metadata == "" {
-		return nil
-	}
 	var errs field.ErrorList
-	for i := range s.Targets {
-		if s.Targets[i].VolumeMode == corev1.PersistentVolumeBlock {
-			errs = append(errs, field.Invalid(field.NewPath("spec", "targets").Index(i).Child("volumeMode"), "Block",
-				fmt.Sprintf("the Metadata workload %q creates and deletes files, which needs a file system: use volumeMode Filesystem for target %q", metadata, s.Targets[i].Name)))
+	for i := range s.Workloads {
+		w := &s.Workloads[i]
+		if w.Metadata == nil {
+			continue
+		}
+		for k := range s.Targets {
+			if s.Targets[k].VolumeMode == corev1.PersistentVolumeBlock && w.RunsOn(s.Targets[k].Name) {
+				errs = append(errs, field.Invalid(field.NewPath("spec", "targets").Index(k).Child("volumeMode"), "Block",
+					fmt.Sprintf("the Metadata workload %q creates and deletes files, which needs a file system: use volumeMode Filesystem for target %q, or leave it out of the workload's targets", w.Name, s.Targets[k].Name)))
+			}
+		}
+		if err := createAfterLayout(w.Metadata.Operations); err != "" {
+			errs = append(errs, field.Invalid(field.NewPath("spec", "workloads").Index(i).Child("metadata", "operations"), w.Metadata.Operations, err))
 		}
 	}
 	return errs
+}
+
+// createAfterLayout explains why a Create cannot come where it is: after a
+// Stat, Open or Rename with no Delete between, the names exist (those
+// operations lay missing ones out), so the Create would time opens of
+// existing files.
+func createAfterLayout(ops []MetadataOperation) string {
+	var made MetadataOperation
+	for _, op := range ops {
+		switch op {
+		case MetadataStat, MetadataOpen, MetadataRename:
+			if made == "" {
+				made = op
+			}
+		case MetadataDelete:
+			made = ""
+		case MetadataCreate:
+			if made != "" {
+				return fmt.Sprintf("Create after %s would time opens of the files %s made (an operation that needs files makes them when no Create did): put Create first, or Delete between", made, made)
+			}
+		}
+	}
+	return ""
 }
 
 // String renders the match as its fields, for messages.
@@ -177,6 +200,26 @@ func cellNames(cells []Cell) string {
 	return strings.Join(names, ", ")
 }
 
+// runsBeyond reports whether a group runs on some target but one.
+func runsBeyond(w *WorkloadGroup, one string) bool {
+	for _, t := range w.Targets {
+		if t != one {
+			return true
+		}
+	}
+	return false
+}
+
+// Workload is the workload group of that name, or nil.
+func (s *StorageBenchmarkSpec) Workload(name string) *WorkloadGroup {
+	for i := range s.Workloads {
+		if s.Workloads[i].Name == name {
+			return &s.Workloads[i]
+		}
+	}
+	return nil
+}
+
 // validateGroupTargets checks workloads[].targets against what needs the
 // targets: every target must run some cell, partners of concurrentWith run
 // on the same targets (they share slots), a threshold's targets must run
@@ -184,10 +227,6 @@ func cellNames(cells []Cell) string {
 // baseline it compares with.
 func (s *StorageBenchmarkSpec) validateGroupTargets() field.ErrorList {
 	var errs field.ErrorList
-	groups := map[string]*WorkloadGroup{}
-	for i := range s.Workloads {
-		groups[s.Workloads[i].Name] = &s.Workloads[i]
-	}
 	for i := range s.Targets {
 		runs := false
 		for k := range s.Workloads {
@@ -200,8 +239,8 @@ func (s *StorageBenchmarkSpec) validateGroupTargets() field.ErrorList {
 	}
 	for i := range s.Workloads {
 		w := &s.Workloads[i]
-		partner := groups[w.ConcurrentWith]
-		if partner == nil {
+		partner := s.Workload(w.ConcurrentWith)
+		if w.ConcurrentWith == "" || partner == nil {
 			continue
 		}
 		for _, t := range s.Targets {
@@ -214,7 +253,7 @@ func (s *StorageBenchmarkSpec) validateGroupTargets() field.ErrorList {
 	}
 	for i := range s.Thresholds {
 		th := &s.Thresholds[i]
-		w := groups[th.Workload]
+		w := s.Workload(th.Workload)
 		if w == nil {
 			continue // admission names the unknown workload
 		}
@@ -228,6 +267,10 @@ func (s *StorageBenchmarkSpec) validateGroupTargets() field.ErrorList {
 		if th.MaxRegression != nil && s.Baseline != "" && !w.RunsOn(s.Baseline) {
 			errs = append(errs, field.Invalid(path.Child("maxRegression"), th.Workload,
 				fmt.Sprintf("compares with the baseline %q, which workload %q does not run on", s.Baseline, th.Workload)))
+		}
+		if th.MaxRegression != nil && s.Baseline != "" && len(w.Targets) > 0 && !runsBeyond(w, s.Baseline) {
+			errs = append(errs, field.Invalid(path.Child("maxRegression"), th.Workload,
+				fmt.Sprintf("workload %q runs only on the baseline %q: a maxRegression threshold would have no target to compare with it", th.Workload, s.Baseline)))
 		}
 	}
 	return errs

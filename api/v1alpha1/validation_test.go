@@ -65,6 +65,16 @@ func TestValidateRejectsWhatAdmissionCannotSee(t *testing.T) {
 			wantField: "spec.thresholds[0].maxRegression",
 			wantText:  `compares with the baseline "ssd", which workload "nfs-only" does not run on`,
 		},
+		"a regression threshold whose workload runs only on the baseline": {
+			mutate: func(s *StorageBenchmarkSpec) {
+				s.Targets = []Target{{Name: "ssd"}, {Name: "nfs"}}
+				s.Baseline = "ssd"
+				s.Workloads = append(s.Workloads, WorkloadGroup{Name: "ssd-only", BlockSizes: quantities("8Ki"), ReadPercents: []int32{0}, Targets: []string{"ssd"}})
+				s.Thresholds = []Threshold{{Workload: "ssd-only", MaxRegression: &Regression{Percent: 10}}}
+			},
+			wantField: "spec.thresholds[0].maxRegression",
+			wantText:  `workload "ssd-only" runs only on the baseline "ssd": a maxRegression threshold would have no target to compare with it`,
+		},
 		"concurrent groups with different cell counts": {
 			mutate: func(s *StorageBenchmarkSpec) {
 				s.Workloads[0].ReadPercents = []int32{100, 0}

@@ -3,7 +3,8 @@ package v1alpha1
 // WorkloadGroup is a named group of IO patterns. It expands to the cartesian
 // product of blockSizes (or its one blockSizeRange) x readPercents x
 // queueDepths x numJobs: its cells. A Metadata group expands to its
-// metadata.operations x numJobs instead. Every cell runs on every target.
+// metadata.operations x numJobs instead. Every cell runs on every target
+// the group runs on (its targets, default all).
 //
 // +kubebuilder:validation:XValidation:rule="(has(self.kind) && self.kind == 'Metadata') || has(self.blockSizes) != has(self.blockSizeRange)",message="a workload needs exactly one of blockSizes or blockSizeRange"
 // +kubebuilder:validation:XValidation:rule="(has(self.kind) && self.kind == 'Metadata') || has(self.readPercents)",message="an IO workload needs readPercents",fieldPath=".readPercents"

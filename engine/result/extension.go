@@ -40,10 +40,15 @@ type JobExtension struct {
 	EndUnixNano   int64 `json:"endUnixNano"`
 	// RateTargetIOPS is the requested rate (0 = unpaced); RateMet is false
 	// when the achieved rate was below 98 % of it.
-	RateTargetIOPS int64              `json:"rateTargetIOPS,omitempty"`
-	RateMet        *bool              `json:"rateMet,omitempty"`
-	Read           DirectionExtension `json:"read"`
-	Write          DirectionExtension `json:"write"`
+	RateTargetIOPS int64 `json:"rateTargetIOPS,omitempty"`
+	RateMet        *bool `json:"rateMet,omitempty"`
+	// UserCPUNanoseconds and SystemCPUNanoseconds are the CPU time of the
+	// entry's worker threads while measuring, exactly (fio's usr_cpu and
+	// sys_cpu are percentages of a runtime kept in whole milliseconds).
+	UserCPUNanoseconds   int64              `json:"userCPUNanoseconds,omitempty"`
+	SystemCPUNanoseconds int64              `json:"systemCPUNanoseconds,omitempty"`
+	Read                 DirectionExtension `json:"read"`
+	Write                DirectionExtension `json:"write"`
 	// TimeSeries has one point per interval of the measured phase.
 	TimeSeries []Interval `json:"timeSeries,omitempty"`
 }

@@ -88,14 +88,22 @@ func (ds *dataSet) removeMetadataNames(job *engine.JobSpec) error {
 	return nil
 }
 
-// beforeMetadataCell gives the first operation of a group a fresh start:
-// what an earlier, interrupted run left under the client's names is
-// removed, and the directory exists.
+// beforeMetadataCell gives the first operation of a group a fresh start.
+// A client's own directory is emptied whatever an earlier, interrupted run
+// left in it (other file counts or fan-outs included); in a directory all
+// clients share, each removes what its own names may hold, as the others
+// may already have begun.
 func (ds *dataSet) beforeMetadataCell(job *engine.JobSpec, c *sbv1.Cell) error {
 	if !c.IsMetadata() || !c.Metadata.First {
 		return nil
 	}
-	if err := ds.removeMetadataNames(job); err != nil {
+	var err error
+	if c.Metadata.SharedDirectory {
+		err = ds.removeMetadataNames(job)
+	} else {
+		err = os.RemoveAll(job.Directory)
+	}
+	if err != nil {
 		return fmt.Errorf("removing what an earlier run left: %w", err)
 	}
 	if err := os.MkdirAll(job.Directory, 0o755); err != nil {
@@ -105,21 +113,26 @@ func (ds *dataSet) beforeMetadataCell(job *engine.JobSpec, c *sbv1.Cell) error {
 }
 
 // afterMetadataCell removes the group's names (untimed) after its last
-// operation, unless keepFiles.
+// operation, unless keepFiles: the client's own directory goes with them;
+// a shared one stays (another client may not have started its operation
+// yet, and would find its directory gone).
 func (ds *dataSet) afterMetadataCell(job *engine.JobSpec, c *sbv1.Cell) error {
 	if !c.IsMetadata() || !c.Metadata.Last || c.Metadata.KeepFiles {
 		return nil
 	}
-	if err := ds.removeMetadataNames(job); err != nil {
+	if c.Metadata.SharedDirectory {
+		if err := ds.removeMetadataNames(job); err != nil {
+			return fmt.Errorf("removing the names after the last operation: %w", err)
+		}
+		return nil
+	}
+	if err := os.RemoveAll(job.Directory); err != nil {
 		return fmt.Errorf("removing the names after the last operation: %w", err)
 	}
-	// The directory and its parent go when they are empty: a shared one
-	// may still hold the names of clients not done yet (the last one
-	// removes it), and the parent other groups' directories.
-	for _, dir := range []string{job.Directory, filepath.Dir(job.Directory)} {
-		if err := os.Remove(dir); err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTEMPTY) && !errors.Is(err, syscall.EEXIST) {
-			return fmt.Errorf("removing %s: %w", dir, err)
-		}
+	// The client's metadata directory holds only its own groups' ones.
+	parent := filepath.Dir(job.Directory)
+	if err := os.Remove(parent); err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTEMPTY) && !errors.Is(err, syscall.EEXIST) {
+		return fmt.Errorf("removing %s: %w", parent, err)
 	}
 	return nil
 }

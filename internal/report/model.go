@@ -46,12 +46,7 @@ func sections(spec *sbv1.StorageBenchmarkSpec) []section {
 			if c.IsMetadata() {
 				title = metadataTitle(spec, c)
 			}
-			var group *sbv1.WorkloadGroup
-			for k := range spec.Workloads {
-				if spec.Workloads[k].Name == c.Workload {
-					group = &spec.Workloads[k]
-				}
-			}
+			group := spec.Workload(c.Workload)
 			if group != nil && len(group.Targets) > 0 {
 				title += ", on " + strings.Join(group.Targets, ", ") + " only"
 			}
