@@ -269,7 +269,7 @@ func prepareFileOp(j *JobSpec) error {
 		if err := j.makeFanOutDirs(c); err != nil {
 			return err
 		}
-		if !e.needsExisting {
+		if !e.needsExisting || j.CreateOnOpen {
 			continue
 		}
 		for _, p := range j.clonePaths(c) {

@@ -189,6 +189,9 @@ func TestFileEngineOptionsAreChecked(t *testing.T) {
 		{[]string{"--ioengine=fileslurp"}, `unsupported engine "fileslurp"`},
 		{[]string{"--size=1m", "--nrfiles=4", "--openfiles=2"}, "openfiles: 2 is less than the job's 4 files"},
 		{[]string{"--ioengine=filestat", "--filename=a:b", "--sb_files_per_dir=1"}, "sb_files_per_dir: spreads generated names; it does not apply to filename="},
+		{[]string{"--size=1m", "--create_on_open"}, "create_on_open: only with the file engines here"},
+		// create_on_open: nothing is laid out, so a stat meets no file.
+		{[]string{"--ioengine=filestat", "--create_on_open"}, "ioengine=filestat: stat " + filepath.Join(dir, "x.0.0") + ": no such file or directory"},
 	} {
 		jobs, opts, err := ParseArgs(append([]string{"--name=x", "--directory=" + dir}, c.args...))
 		if err == nil {

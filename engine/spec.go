@@ -182,6 +182,9 @@ type JobSpec struct {
 	// once. The file engines keep none open between operations; IO jobs
 	// keep all of theirs, so less than their file count is refused.
 	OpenFiles int
+	// CreateOnOpen leaves a file engine's missing names to the operation
+	// (fio's create_on_open: nothing is laid out beforehand).
+	CreateOnOpen bool
 	// CreateWrite makes filecreate write FileSize bytes into each new
 	// file before closing it, timed with the create (sb_create_write;
 	// fio's filecreate writes nothing).

@@ -183,7 +183,8 @@ func TestRecommendation(t *testing.T) {
 	// price while the other breaks none.
 	spec.Thresholds = []sbv1.Threshold{{Name: "t", Workload: "diskspd-write", Targets: []string{"no-mirror"}, MinIOPS: ptr.To[int64](1e9), Severity: sbv1.SeverityWarn}}
 	ev = Evaluate(spec, results)
-	if r := Recommend(spec, results, ev); ev.Verdict != sbv1.VerdictPassed || r == nil || r.Target != "mirror" || !strings.Contains(r.Reason, "meets every threshold") {
+	if r := Recommend(spec, results, ev); ev.Verdict != sbv1.VerdictPassed || r == nil || r.Target != "mirror" || !strings.Contains(r.Reason, "meets every threshold") ||
+		!strings.HasSuffix(r.Reason, "; left out for breaking a Warn threshold: no-mirror") {
 		t.Fatalf("a warned target must not win on price: verdict %s, recommendation %+v", ev.Verdict, r)
 	}
 	// Both break a Warn threshold: the cheapest of them, and the reason

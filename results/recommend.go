@@ -63,7 +63,22 @@ func Recommend(spec *sbv1.StorageBenchmarkSpec, results map[string]*TargetResult
 		reason = fmt.Sprintf("cheapest target that %s: %s %s per %s, %.0f %s (geometric mean over %s), %.1f %s per %s",
 			qualifier, t.Price.Amount, t.Price.Currency, t.Price.Period, speed[pick], basis.unit, basis.over, speed[pick]/math.Max(prices[pick], 1e-9), basis.unit, t.Price.Currency)
 	}
+	if left := warnedOut(spec, results, ev); qualifier == "meets every threshold" && left != "" {
+		reason += "; left out for breaking a Warn threshold: " + left
+	}
 	return &sbv1.Recommendation{Target: pick, Reason: truncateMessage(reason)}
+}
+
+// warnedOut lists, in spec order, the targets with results that only a
+// Warn threshold kept from the recommendation.
+func warnedOut(spec *sbv1.StorageBenchmarkSpec, results map[string]*TargetResult, ev Evaluation) string {
+	var names []string
+	for _, t := range spec.Targets {
+		if results[t.Name] != nil && ev.WarnedTargets[t.Name] && !ev.FailingTargets[t.Name] {
+			names = append(names, t.Name)
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 func targetByName(spec *sbv1.StorageBenchmarkSpec, name string) *sbv1.Target {
