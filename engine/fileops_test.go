@@ -3,13 +3,11 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -236,32 +234,9 @@ func fileOpsOutcome(t *testing.T, report []byte, dir string) ([]string, []string
 func TestFileEnginesMatchFio(t *testing.T) {
 	fio := fioCommand(t)
 	file := filepath.Join("testdata", "jobfiles", "fileops.fio")
-	fioDir := t.TempDir()
-	t.Setenv("SB_JOBFILE_DIR", fioDir)
-	cmd := exec.Command(fio, "--output-format=json", file)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	fioJSON, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("fio: %v\n%s", err, stderr.String())
-	}
+	fioJSON, fioDir, ours, ourDir := bothTools(t, fio, func(string) []string { return []string{file} })
 	wantJobs, wantFiles := fileOpsOutcome(t, fioJSON, fioDir)
-
-	ourDir := t.TempDir()
-	t.Setenv("SB_JOBFILE_DIR", ourDir)
-	jobs, opts, err := ParseArgs([]string{"--output-format=json", file})
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := Run(context.Background(), jobs, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ours bytes.Buffer
-	if err := WriteOutput(&ours, doc, opts.OutputFormat); err != nil {
-		t.Fatal(err)
-	}
-	gotJobs, gotFiles := fileOpsOutcome(t, ours.Bytes(), ourDir)
+	gotJobs, gotFiles := fileOpsOutcome(t, ours, ourDir)
 	if !reflect.DeepEqual(gotJobs, wantJobs) || !reflect.DeepEqual(gotFiles, wantFiles) {
 		t.Errorf("the engine ran %s as\n  %s\n  files %v\nfio as\n  %s\n  files %v", file,
 			strings.Join(gotJobs, "\n  "), gotFiles, strings.Join(wantJobs, "\n  "), wantFiles)

@@ -30,6 +30,37 @@ func fioCommand(t *testing.T) string {
 	return path
 }
 
+// bothTools runs one command line through fio and through the engine, each
+// in a directory of its own (given to the job files as SB_JOBFILE_DIR), and
+// returns each tool's JSON document and directory.
+func bothTools(t *testing.T, fio string, commandLine func(dir string) []string) (fioJSON []byte, fioDir string, ours []byte, ourDir string) {
+	t.Helper()
+	fioDir = t.TempDir()
+	t.Setenv("SB_JOBFILE_DIR", fioDir)
+	cmd := exec.Command(fio, append([]string{"--output-format=json"}, commandLine(fioDir)...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	fioJSON, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("fio: %v\n%s", err, stderr.String())
+	}
+	ourDir = t.TempDir()
+	t.Setenv("SB_JOBFILE_DIR", ourDir)
+	jobs, opts, err := ParseArgs(append([]string{"--output-format=json"}, commandLine(ourDir)...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := Run(context.Background(), jobs, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := WriteOutput(&out, doc, opts.OutputFormat); err != nil {
+		t.Fatal(err)
+	}
+	return fioJSON, fioDir, out.Bytes(), ourDir
+}
+
 // jobOutcome is what a job file must mean to both tools: each job's name,
 // group, IO counts and the names of the options it echoes, and the files
 // the run left.
@@ -105,33 +136,9 @@ func TestJobFilesMeanWhatTheyMeanToFio(t *testing.T) {
 				return out
 			}
 			t.Setenv("SB_JOBFILE_SIZE", "48k")
-
-			fioDir := t.TempDir()
-			t.Setenv("SB_JOBFILE_DIR", fioDir)
-			cmd := exec.Command(fio, append([]string{"--output-format=json"}, commandLine(fioDir)...)...)
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			fioJSON, err := cmd.Output()
-			if err != nil {
-				t.Fatalf("fio: %v\n%s", err, stderr.String())
-			}
+			fioJSON, fioDir, ours, ourDir := bothTools(t, fio, commandLine)
 			want := outcomeOf(t, fioJSON, fioDir)
-
-			ourDir := t.TempDir()
-			t.Setenv("SB_JOBFILE_DIR", ourDir)
-			jobs, opts, err := ParseArgs(append([]string{"--output-format=json"}, commandLine(ourDir)...))
-			if err != nil {
-				t.Fatal(err)
-			}
-			doc, err := Run(context.Background(), jobs, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var ours bytes.Buffer
-			if err := WriteOutput(&ours, doc, opts.OutputFormat); err != nil {
-				t.Fatal(err)
-			}
-			if got := outcomeOf(t, ours.Bytes(), ourDir); !reflect.DeepEqual(got, want) {
+			if got := outcomeOf(t, ours, ourDir); !reflect.DeepEqual(got, want) {
 				t.Errorf("the engine read %v as\n  %s\n  files %v\nfio as\n  %s\n  files %v", c.files,
 					strings.Join(got.Jobs, "\n  "), got.Files, strings.Join(want.Jobs, "\n  "), want.Files)
 			}

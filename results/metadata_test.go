@@ -26,14 +26,8 @@ func TestMetadataCellsMergeAndAreJudged(t *testing.T) {
 	p := &plan.Plan{SchemaVersion: plan.SchemaVersion, Benchmark: "b", Generation: 1, Target: "nfs", Clients: 2, Slots: plan.Slots(&spec, "")}
 	reports := make([]*ClientReport, 2)
 	for c := range reports {
-		create := make([]int64, 1000)
-		stat := make([]int64, 1000-c*300) // client 1 stats only 700 of its 1000
-		for i := range create {
-			create[i] = 200_000
-		}
-		for i := range stat {
-			stat[i] = 2_000 + int64(c)*1000
-		}
+		create := constantSamples(1000, 200_000)
+		stat := constantSamples(1000-c*300, 2_000+int64(c)*1000) // client 1 stats only 700 of its 1000
 		reports[c] = &ClientReport{SchemaVersion: ClientReportSchema, Benchmark: "b", Generation: 1, Target: "nfs", Client: int32(c), Runs: []CellRun{
 			fakeRun("md-create-f1000-j1", 1e9, create, nil, "filecreate"),
 			fakeRun("md-stat-f1000-j1", 7e9, stat, nil, "filestat"),
@@ -79,18 +73,10 @@ func TestMetadataCellsMergeAndAreJudged(t *testing.T) {
 // client's start to the last one's end: clients that did not overlap do
 // not add their rates up.
 func TestAMetadataCellsRateIsOverTheClientsSpan(t *testing.T) {
-	spec := sbv1.StorageBenchmarkSpec{
-		Repetitions: 1, Targets: []sbv1.Target{{Name: "nfs"}},
-		Workloads: []sbv1.WorkloadGroup{{Name: "md", Kind: sbv1.WorkloadMetadata, DurationSeconds: 5,
-			Metadata: &sbv1.MetadataWorkload{Operations: []sbv1.MetadataOperation{sbv1.MetadataStat}, FilesPerJob: 1000}}},
-	}
-	p := &plan.Plan{SchemaVersion: plan.SchemaVersion, Benchmark: "b", Generation: 1, Target: "nfs", Clients: 2, Slots: plan.Slots(&spec, "")}
+	p := statPlan(2)
 	reports := make([]*ClientReport, 2)
 	for c := range reports {
-		ops := make([]int64, 1000)
-		for i := range ops {
-			ops[i] = 1000
-		}
+		ops := constantSamples(1000, 1000)
 		// Each client takes 1 s (1000 ops/s); client 1 starts when
 		// client 0 ends.
 		reports[c] = &ClientReport{SchemaVersion: ClientReportSchema, Benchmark: "b", Generation: 1, Target: "nfs", Client: int32(c),
@@ -108,16 +94,8 @@ func TestAMetadataCellsRateIsOverTheClientsSpan(t *testing.T) {
 // A metadata cell done in under half a second is flagged as too short to be
 // a rate, as bonnie++ prints +++++ for it.
 func TestAMetadataCellDoneInMillisecondsIsFlagged(t *testing.T) {
-	spec := sbv1.StorageBenchmarkSpec{
-		Repetitions: 1, Targets: []sbv1.Target{{Name: "nfs"}},
-		Workloads: []sbv1.WorkloadGroup{{Name: "md", Kind: sbv1.WorkloadMetadata, DurationSeconds: 5,
-			Metadata: &sbv1.MetadataWorkload{Operations: []sbv1.MetadataOperation{sbv1.MetadataStat}, FilesPerJob: 1000}}},
-	}
-	p := &plan.Plan{SchemaVersion: plan.SchemaVersion, Benchmark: "b", Generation: 1, Target: "nfs", Clients: 1, Slots: plan.Slots(&spec, "")}
-	ops := make([]int64, 1000)
-	for i := range ops {
-		ops[i] = 1000
-	}
+	p := statPlan(1)
+	ops := constantSamples(1000, 1000)
 	run := fakeRun("md-stat-f1000-j1", 1e9, ops, nil, "filestat")
 	run.Document.Storagebench.Jobs[0].EndUnixNano = 1e9 + 10e6 // 10 ms
 	tr, err := Merge(p, []*ClientReport{{SchemaVersion: ClientReportSchema, Benchmark: "b", Generation: 1, Target: "nfs", Runs: []CellRun{run}}})
@@ -128,4 +106,24 @@ func TestAMetadataCellDoneInMillisecondsIsFlagged(t *testing.T) {
 	if len(w) != 1 || w[0].Reason != WarnMetadataTooShort || !strings.Contains(w[0].Message, "the clients' 1000 operations took 10.0 ms in all") {
 		t.Fatalf("warnings %+v", w)
 	}
+}
+
+// statPlan is the plan of one Metadata group that stats 1000 names per
+// client, for target "nfs".
+func statPlan(clients int32) *plan.Plan {
+	spec := sbv1.StorageBenchmarkSpec{
+		Repetitions: 1, Targets: []sbv1.Target{{Name: "nfs"}},
+		Workloads: []sbv1.WorkloadGroup{{Name: "md", Kind: sbv1.WorkloadMetadata, DurationSeconds: 5,
+			Metadata: &sbv1.MetadataWorkload{Operations: []sbv1.MetadataOperation{sbv1.MetadataStat}, FilesPerJob: 1000}}},
+	}
+	return &plan.Plan{SchemaVersion: plan.SchemaVersion, Benchmark: "b", Generation: 1, Target: "nfs", Clients: clients, Slots: plan.Slots(&spec, "")}
+}
+
+// constantSamples is n latencies of ns each.
+func constantSamples(n int, ns int64) []int64 {
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = ns
+	}
+	return out
 }

@@ -46,14 +46,7 @@ func TestTheTableShowsCPUBesideTheFigures(t *testing.T) {
 // A Metadata group's section has one column per operation, with operations
 // per second, latency and CPU per operation, in the table and the page.
 func TestAMetadataGroupIsOneColumnPerOperation(t *testing.T) {
-	data, err := os.ReadFile("../../results/testdata/run-result-metadata.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rr, err := results.DecodeRunResult("run-result-metadata.json", data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rr := metadataResult(t)
 	var out bytes.Buffer
 	if err := WriteTable(&out, rr); err != nil {
 		t.Fatal(err)
@@ -80,14 +73,7 @@ func TestAMetadataGroupIsOneColumnPerOperation(t *testing.T) {
 
 // A group restricted to some targets shows only their rows, and says so.
 func TestAGroupOnSomeTargetsHasOnlyTheirRows(t *testing.T) {
-	data, err := os.ReadFile("../../results/testdata/run-result-metadata.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rr, err := results.DecodeRunResult("run-result-metadata.json", data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rr := metadataResult(t)
 	rr.Spec.Workloads[1].Targets = []string{"memory"}
 	var out bytes.Buffer
 	if err := WriteTable(&out, rr); err != nil {
@@ -98,4 +84,19 @@ func TestAGroupOnSomeTargetsHasOnlyTheirRows(t *testing.T) {
 	if !strings.Contains(files, "up to 1 s per operation, on memory only") || strings.Contains(files, "disk       ops/s") || !strings.Contains(files, "memory ") {
 		t.Errorf("the files section:\n%s", files)
 	}
+}
+
+// metadataResult is results/testdata/run-result-metadata.json, a real
+// `storagebench run -o json` of an IO cell and a Metadata group.
+func metadataResult(t *testing.T) *results.RunResult {
+	t.Helper()
+	data, err := os.ReadFile("../../results/testdata/run-result-metadata.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr, err := results.DecodeRunResult("run-result-metadata.json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rr
 }
