@@ -60,9 +60,15 @@ type Outcome struct {
 }
 
 // Conclude compares the targets, judges the thresholds and recommends a
-// target, from every target's results.
+// target, from every target's results, with no earlier runs.
 func Conclude(spec *sbv1.StorageBenchmarkSpec, targets map[string]*TargetResult) Outcome {
-	ev := Evaluate(spec, targets)
+	return ConcludeWithHistory(spec, targets, nil)
+}
+
+// ConcludeWithHistory is Conclude with the earlier runs (oldest first) the
+// drift thresholds compare with.
+func ConcludeWithHistory(spec *sbv1.StorageBenchmarkSpec, targets map[string]*TargetResult, history []EarlierRun) Outcome {
+	ev := EvaluateWithHistory(spec, targets, history)
 	o := Outcome{
 		Comparison:     Compare(spec, targets),
 		Verdict:        ev.Verdict,
@@ -80,6 +86,7 @@ func Conclude(spec *sbv1.StorageBenchmarkSpec, targets map[string]*TargetResult)
 			o.Warnings = append(o.Warnings, tr.Warnings...)
 		}
 	}
+	o.Warnings = append(o.Warnings, ev.Warnings...)
 	return o
 }
 

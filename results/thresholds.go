@@ -19,11 +19,23 @@ type Evaluation struct {
 	// WarnedTargets those that break a Warn threshold.
 	FailingTargets map[string]bool
 	WarnedTargets  map[string]bool
+	// Warnings say which history thresholds had no earlier run to compare
+	// with (they are not judged).
+	Warnings []sbv1.Warning
 }
 
 // Evaluate judges every threshold against the targets' results (the
-// median repetition of each cell).
+// median repetition of each cell), with no earlier runs to compare with.
 func Evaluate(spec *sbv1.StorageBenchmarkSpec, results map[string]*TargetResult) Evaluation {
+	return EvaluateWithHistory(spec, results, nil)
+}
+
+// EvaluateWithHistory judges every threshold; those whose maxRegression
+// compares against history (Previous, MedianOfLast) use history, the
+// earlier completed runs, oldest first. Without an earlier run they are not
+// judged and say so in a NoHistory warning: the first run of a schedule is
+// not Inconclusive for lacking a past.
+func EvaluateWithHistory(spec *sbv1.StorageBenchmarkSpec, results map[string]*TargetResult, history []EarlierRun) Evaluation {
 	ev := Evaluation{FailingTargets: map[string]bool{}, WarnedTargets: map[string]bool{}}
 	cells := spec.Cells()
 	for i := range spec.Thresholds {
@@ -34,6 +46,12 @@ func Evaluate(spec *sbv1.StorageBenchmarkSpec, results map[string]*TargetResult)
 			ev.Unevaluated = append(ev.Unevaluated, fmt.Sprintf("threshold %s selects no cell of workload %s", name, th.Workload))
 			continue
 		}
+		if th.MaxRegression.AgainstHistory() && len(history) == 0 {
+			ev.Warnings = append(ev.Warnings, sbv1.Warning{Reason: WarnNoHistory, Message: truncateMessage(fmt.Sprintf(
+				"threshold %s compares with earlier runs (%s) and there is none yet: not judged in this run", name, th.MaxRegression.Against))})
+			continue
+		}
+		var missing []string
 		for _, target := range thresholdTargets(spec, th) {
 			for _, cell := range selected {
 				rep := FindCell(results[target], cell.Name)
@@ -41,14 +59,16 @@ func Evaluate(spec *sbv1.StorageBenchmarkSpec, results map[string]*TargetResult)
 					ev.Unevaluated = append(ev.Unevaluated, fmt.Sprintf("threshold %s: no result for target %s, cell %s", name, target, cell.Name))
 					continue
 				}
-				var base *RepetitionResult
-				if th.MaxRegression != nil {
-					if base = FindCell(results[spec.Baseline], cell.Name); base == nil {
+				ref, ok := regressionReference(spec, th, results, history, target, cell.Name)
+				if !ok {
+					if th.MaxRegression.AgainstHistory() {
+						missing = append(missing, target+"/"+cell.Name)
+					} else {
 						ev.Unevaluated = append(ev.Unevaluated, fmt.Sprintf("threshold %s: no baseline result for cell %s", name, cell.Name))
-						continue
 					}
+					continue
 				}
-				for _, v := range check(th, rep, base) {
+				for _, v := range check(th, rep, ref) {
 					v.Threshold, v.Target, v.Cell = name, target, cell.Name
 					v.Severity = severity(th)
 					ev.Violations = append(ev.Violations, v)
@@ -59,6 +79,10 @@ func Evaluate(spec *sbv1.StorageBenchmarkSpec, results map[string]*TargetResult)
 					}
 				}
 			}
+		}
+		if len(missing) > 0 {
+			ev.Warnings = append(ev.Warnings, sbv1.Warning{Reason: WarnNoHistory, Message: truncateMessage(fmt.Sprintf(
+				"threshold %s: no earlier run has %d target/cell pair(s) it judges (e.g. %s): those are not judged in this run", name, len(missing), missing[0]))})
 		}
 	}
 	switch {
@@ -135,7 +159,7 @@ func thresholdTargets(spec *sbv1.StorageBenchmarkSpec, th *sbv1.Threshold) []str
 	group := spec.Workload(th.Workload)
 	var out []string
 	for _, t := range spec.Targets {
-		if th.MaxRegression != nil && t.Name == spec.Baseline {
+		if th.ComparesWithBaseline() && t.Name == spec.Baseline {
 			continue
 		}
 		if group != nil && !group.RunsOn(t.Name) {
@@ -146,8 +170,9 @@ func thresholdTargets(spec *sbv1.StorageBenchmarkSpec, th *sbv1.Threshold) []str
 	return out
 }
 
-// check compares one cell run with one threshold's limits.
-func check(th *sbv1.Threshold, rep, base *RepetitionResult) []sbv1.Violation {
+// check compares one cell run with one threshold's limits; ref is what a
+// maxRegression compares with (the baseline's value or history's).
+func check(th *sbv1.Threshold, rep *RepetitionResult, ref float64) []sbv1.Violation {
 	var out []sbv1.Violation
 	add := func(metric string, limit, measured float64, places int) {
 		out = append(out, sbv1.Violation{Metric: metric, Limit: Decimal(limit, places), Measured: Decimal(measured, places)})
@@ -177,25 +202,34 @@ func check(th *sbv1.Threshold, rep, base *RepetitionResult) []sbv1.Violation {
 			}
 		}
 	}
-	if r := th.MaxRegression; r != nil && base != nil {
-		baseTotals := base.Totals()
+	if r := th.MaxRegression; r != nil {
+		metric, value := regressionMetric(r, totals)
 		var regression float64
-		var metric string
-		switch r.Metric {
-		case sbv1.RegressionBytesPerSecond:
-			metric, regression = "bytesPerSecondRegressionPercent", percentBelow(totals.BytesPerSecond, baseTotals.BytesPerSecond)
-		case sbv1.RegressionLatency:
-			p := percentileOf(r.Percentile)
-			metric = "latency" + metricSuffix(p) + "RegressionPercent"
-			regression = percentAbove(float64(totals.Latency.At(p)), float64(baseTotals.Latency.At(p)))
-		default:
-			metric, regression = "iopsRegressionPercent", percentBelow(totals.IOPS, baseTotals.IOPS)
+		if r.Metric == sbv1.RegressionLatency {
+			regression = percentAbove(value, ref)
+		} else {
+			regression = percentBelow(value, ref)
 		}
 		if regression > float64(r.Percent) {
 			add(metric, float64(r.Percent), regression, 2)
+			out[len(out)-1].ReferenceValue, out[len(out)-1].Value = Decimal(ref, 2), Decimal(value, 2)
 		}
 	}
 	return out
+}
+
+// regressionMetric names what a regression compares and gives its value in
+// a cell's totals (IOs/s, bytes/s, or latency in microseconds).
+func regressionMetric(r *sbv1.Regression, totals CellTotals) (string, float64) {
+	switch r.Metric {
+	case sbv1.RegressionBytesPerSecond:
+		return "bytesPerSecondRegressionPercent", totals.BytesPerSecond
+	case sbv1.RegressionLatency:
+		p := percentileOf(r.Percentile)
+		return "latency" + metricSuffix(p) + "RegressionPercent", float64(totals.Latency.At(p)) / 1000
+	default:
+		return "iopsRegressionPercent", totals.IOPS
+	}
 }
 
 func percentileOf(p sbv1.Percentile) sbv1.Percentile {

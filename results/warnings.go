@@ -31,6 +31,9 @@ const (
 	WarnRateNotMet          = "RateNotMet"
 	WarnMetadataCutShort    = "MetadataCutShort"
 	WarnMetadataTooShort    = "MetadataTooShort"
+	// WarnNoHistory: a threshold that compares with earlier runs had none
+	// (or none with the cell) to compare with.
+	WarnNoHistory = "NoHistory"
 )
 
 // hasIOCells reports whether the target ran any IO (not metadata) cell.

@@ -16,6 +16,10 @@ const (
 	ConditionStalled = "Stalled"
 	// ConditionThresholdsMet says whether every Fail threshold holds.
 	ConditionThresholdsMet = "ThresholdsMet"
+	// ConditionDrifted, on a StorageBenchmarkSchedule, is True when its
+	// latest completed run broke a threshold that compares with earlier
+	// runs; the message names target, cell, metric, then and now.
+	ConditionDrifted = "Drifted"
 )
 
 // Condition reasons (CamelCase, as the API conventions ask).

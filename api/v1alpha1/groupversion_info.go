@@ -24,7 +24,7 @@ var (
 )
 
 func addKnownTypes(s *runtime.Scheme) error {
-	s.AddKnownTypes(GroupVersion, &StorageBenchmark{}, &StorageBenchmarkList{})
+	s.AddKnownTypes(GroupVersion, &StorageBenchmark{}, &StorageBenchmarkList{}, &StorageBenchmarkSchedule{}, &StorageBenchmarkScheduleList{})
 	metav1.AddToGroupVersion(s, GroupVersion)
 	return nil
 }

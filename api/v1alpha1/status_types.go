@@ -365,6 +365,17 @@ type Violation struct {
 	// measured is the value measured, a decimal string.
 	// +kubebuilder:validation:MaxLength=32
 	Measured string `json:"measured"`
+	// referenceValue is, for a maxRegression, the value compared with (the
+	// baseline's, or the earlier runs'): "then" of a drift. IOs/s, bytes/s
+	// or microseconds, as the threshold's metric; a decimal string.
+	// +optional
+	// +kubebuilder:validation:MaxLength=32
+	ReferenceValue string `json:"referenceValue,omitempty"`
+	// value is, for a maxRegression, the target's own value ("now"), in the
+	// unit of referenceValue.
+	// +optional
+	// +kubebuilder:validation:MaxLength=32
+	Value string `json:"value,omitempty"`
 }
 
 // Warning is a reason to doubt a result.

@@ -124,8 +124,30 @@ const (
 	PercentileMax Percentile = "Max"
 )
 
-// Regression bounds how much worse than the baseline a target may be.
+// Regression bounds how much worse than a reference a target may be: the
+// run's baseline target, or the same target in earlier runs of the schedule
+// that created the benchmark (drift).
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.runs) || self.against == 'MedianOfLast'",message="runs is the number of earlier runs against: MedianOfLast takes; against Baseline or Previous takes none",fieldPath=".runs"
 type Regression struct {
+	// against is what the target is compared with: Baseline (spec.baseline
+	// in the same run), Previous (the same target and cell in the last
+	// completed run of the schedule that created this benchmark) or
+	// MedianOfLast (the median over the last `runs` completed runs of it).
+	// Against history, every target is judged, the baseline included; a run
+	// with no earlier run to compare with (the schedule's first, a
+	// benchmark no schedule created, `storagebench run` without --history)
+	// is not judged by it and gets a NoHistory warning.
+	// +optional
+	// +kubebuilder:default=Baseline
+	Against RegressionReference `json:"against,omitempty"`
+	// runs is how many earlier runs MedianOfLast takes the median of (2 to
+	// 20, default 3); fewer when fewer are kept (the schedule's history
+	// limits) or have the cell.
+	// +optional
+	// +kubebuilder:validation:Minimum=2
+	// +kubebuilder:validation:Maximum=20
+	Runs *int32 `json:"runs,omitempty"`
 	// metric compared with the baseline: IOPS or BytesPerSecond (lower is
 	// worse) or Latency at a percentile (higher is worse).
 	// +optional
@@ -141,6 +163,50 @@ type Regression struct {
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=1000
 	Percent int32 `json:"percent"`
+}
+
+// RegressionReference is what a regression threshold compares with.
+// +kubebuilder:validation:Enum=Baseline;Previous;MedianOfLast
+type RegressionReference string
+
+const (
+	// AgainstBaseline compares with spec.baseline in the same run.
+	AgainstBaseline RegressionReference = "Baseline"
+	// AgainstPrevious compares with the last earlier run.
+	AgainstPrevious RegressionReference = "Previous"
+	// AgainstMedianOfLast compares with the median of the last runs.
+	AgainstMedianOfLast RegressionReference = "MedianOfLast"
+)
+
+// DefaultMedianRuns is how many earlier runs MedianOfLast takes by default.
+const DefaultMedianRuns = 3
+
+// ComparesWithBaseline reports whether the threshold has a maxRegression
+// against the run's baseline target.
+func (t *Threshold) ComparesWithBaseline() bool {
+	return t.MaxRegression != nil && !t.MaxRegression.AgainstHistory()
+}
+
+// AgainstHistory reports whether the regression compares with earlier runs
+// rather than with the baseline.
+func (r *Regression) AgainstHistory() bool {
+	return r != nil && (r.Against == AgainstPrevious || r.Against == AgainstMedianOfLast)
+}
+
+// HistoryRuns is how many earlier runs the regression compares with: 1 for
+// Previous, runs (default 3) for MedianOfLast, 0 against the baseline.
+func (r *Regression) HistoryRuns() int {
+	switch {
+	case r == nil:
+		return 0
+	case r.Against == AgainstPrevious:
+		return 1
+	case r.Against == AgainstMedianOfLast && r.Runs != nil:
+		return int(*r.Runs)
+	case r.Against == AgainstMedianOfLast:
+		return DefaultMedianRuns
+	}
+	return 0
 }
 
 // RegressionMetric is what a regression threshold compares.

@@ -83,7 +83,7 @@ func (s *StorageBenchmarkSpec) validateThresholdSelections(cellsByGroup map[stri
 			errs = append(errs, field.Invalid(path.Child("match"), t.Match.String(),
 				fmt.Sprintf("selects no cell of workload %q, whose cells are: %s", t.Workload, cellNames(cells))))
 		}
-		if t.MaxRegression != nil && len(t.Targets) > 0 {
+		if t.ComparesWithBaseline() && len(t.Targets) > 0 {
 			others := 0
 			for _, n := range t.Targets {
 				if n != s.Baseline {
@@ -264,11 +264,11 @@ func (s *StorageBenchmarkSpec) validateGroupTargets() field.ErrorList {
 					fmt.Sprintf("workload %q does not run on target %q (its targets: %s)", th.Workload, t, strings.Join(w.Targets, ", "))))
 			}
 		}
-		if th.MaxRegression != nil && s.Baseline != "" && !w.RunsOn(s.Baseline) {
+		if th.ComparesWithBaseline() && s.Baseline != "" && !w.RunsOn(s.Baseline) {
 			errs = append(errs, field.Invalid(path.Child("maxRegression"), th.Workload,
 				fmt.Sprintf("compares with the baseline %q, which workload %q does not run on", s.Baseline, th.Workload)))
 		}
-		if th.MaxRegression != nil && s.Baseline != "" && len(w.Targets) > 0 && !runsBeyond(w, s.Baseline) {
+		if th.ComparesWithBaseline() && s.Baseline != "" && len(w.Targets) > 0 && !runsBeyond(w, s.Baseline) {
 			errs = append(errs, field.Invalid(path.Child("maxRegression"), th.Workload,
 				fmt.Sprintf("workload %q runs only on the baseline %q: a maxRegression threshold would have no target to compare with it", th.Workload, s.Baseline)))
 		}

@@ -254,7 +254,13 @@ func TestAdmissionRejectsInvalidSpecsNamingTheFieldAndCause(t *testing.T) {
 		{"regression threshold without a baseline", func(t *testing.T, o map[string]any) {
 			set(t, o, "spec.baseline", nil)
 			set(t, o, "spec.thresholds[0].maxRegression", map[string]any{"percent": 10})
-		}, "spec.thresholds", "thresholds with maxRegression compare against spec.baseline, which is not set"},
+		}, "spec.thresholds", "thresholds with maxRegression against Baseline (the default) compare against spec.baseline, which is not set"},
+		{"runs with a regression against the previous run", func(t *testing.T, o map[string]any) {
+			set(t, o, "spec.thresholds[0].maxRegression", map[string]any{"percent": 10, "against": "Previous", "runs": 3})
+		}, "spec.thresholds[0].maxRegression.runs", "runs is the number of earlier runs against: MedianOfLast takes"},
+		{"median of more runs than allowed", func(t *testing.T, o map[string]any) {
+			set(t, o, "spec.thresholds[0].maxRegression", map[string]any{"percent": 10, "against": "MedianOfLast", "runs": 21})
+		}, "spec.thresholds[0].maxRegression.runs", "should be less than or equal to 20"},
 		{"empty workload list", func(t *testing.T, o map[string]any) { set(t, o, "spec.workloads", []any{}) },
 			"spec.workloads", "should have at least 1 items"},
 		{"empty read percents", func(t *testing.T, o map[string]any) { set(t, o, "spec.workloads[0].readPercents", []any{}) },

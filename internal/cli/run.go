@@ -28,6 +28,7 @@ type runOptions struct {
 	workdir string
 	output  string
 	verbose bool
+	history []string
 }
 
 func newRunCommand() *cobra.Command {
@@ -56,6 +57,7 @@ failed or could not be judged, 3 usage error.`,
 	f.StringVar(&o.workdir, "workdir", "", "folder for the targets not mapped with --target (default: a temporary folder, removed afterwards; a folder you name is kept, so data sets can be reused)")
 	f.StringVarP(&o.output, "output", "o", "table", "output format: table, json or html")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "also print the clients' log lines on stderr")
+	f.StringArrayVar(&o.history, "history", nil, "an earlier run's results (`run -o json`) that thresholds with maxRegression against Previous or MedianOfLast compare with, as a schedule's earlier runs in a cluster (repeatable; ordered by their completion time)")
 	return cmd
 }
 
@@ -83,10 +85,15 @@ func runLocal(cmd *cobra.Command, o *runOptions) error {
 		return &ExitError{Code: exitUsage, Err: fmt.Errorf("%s: %w", o.file, err)}
 	}
 
+	history, err := readHistory(o.history)
+	if err != nil {
+		return &ExitError{Code: exitUsage, Err: err}
+	}
+
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	stderr := cmd.ErrOrStderr()
-	opts := localrun.Options{Targets: targets, Workdir: o.workdir, Progress: stderr, Interactive: isTerminal(stderr)}
+	opts := localrun.Options{Targets: targets, Workdir: o.workdir, Progress: stderr, Interactive: isTerminal(stderr), History: history}
 	if o.verbose {
 		opts.Log = stderr
 	}
@@ -101,6 +108,25 @@ func runLocal(cmd *cobra.Command, o *runOptions) error {
 		return &ExitError{Code: gate.NotRun, Err: runErr}
 	}
 	return verdictExit(rr.Verdict)
+}
+
+// readHistory reads the --history files, checked as `report` checks them,
+// oldest first.
+func readHistory(files []string) ([]results.EarlierRun, error) {
+	var history []results.EarlierRun
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("--history: %w", err)
+		}
+		rr, err := results.DecodeRunResult(file, data)
+		if err != nil {
+			return nil, fmt.Errorf("--history: %w", err)
+		}
+		history = append(history, results.EarlierRunOf(rr))
+	}
+	results.SortHistory(history)
+	return history, nil
 }
 
 // writeRunResult renders a run in the chosen format.

@@ -43,6 +43,10 @@ type Options struct {
 	Interactive bool
 	// Log receives the clients' log lines; nil discards them.
 	Log io.Writer
+	// History are earlier runs of the same benchmark (their `run -o json`
+	// results, oldest first) for thresholds with maxRegression against
+	// Previous or MedianOfLast, as a schedule's earlier runs in a cluster.
+	History []results.EarlierRun
 }
 
 // Run runs the benchmark and returns its results. A failure of a target
@@ -104,7 +108,7 @@ func Run(ctx context.Context, b *sbv1.StorageBenchmark, opts Options) (*results.
 		rr.Error = err.Error()
 		return rr, err
 	}
-	rr.Outcome = results.Conclude(&b.Spec, measured)
+	rr.Outcome = results.ConcludeWithHistory(&b.Spec, measured, opts.History)
 	return rr, nil
 }
 
