@@ -99,7 +99,11 @@ func (r *StorageBenchmarkReconciler) finishRun(ctx context.Context, p *pass, s *
 		return false, nil
 	}
 	spec := &b.Spec
-	outcome := results.Conclude(spec, all)
+	history, err := r.readHistory(ctx, b)
+	if err != nil {
+		return false, err
+	}
+	outcome := results.ConcludeWithHistory(spec, all, history)
 	if err := r.storeOutcome(ctx, b, s, &outcome); err != nil {
 		return false, err
 	}

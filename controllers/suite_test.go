@@ -69,6 +69,9 @@ func startManager() error {
 	if err := controllers.Setup(mgr, controllers.Options{Logs: podLogs, ClientPods: pods, Clock: testClock}); err != nil {
 		return err
 	}
+	if err := controllers.SetupScheduleWithManager(mgr, testClock); err != nil {
+		return err
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {

@@ -252,7 +252,7 @@ var (
 		"rbac.authorization.k8s.io": {"roles", "rolebindings"},
 		"snapshot.storage.k8s.io":   {"volumesnapshots"},
 		"storage.k8s.io":            {"csistoragecapacities"},
-		"storagebench.io":           {"storagebenchmarks"},
+		"storagebench.io":           {"storagebenchmarks", "storagebenchmarkschedules"},
 	}
 )
 

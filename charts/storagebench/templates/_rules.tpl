@@ -95,6 +95,8 @@
   resources:
   - storagebenchmarks
   verbs:
+  - create
+  - delete
   - get
   - list
   - watch
@@ -102,8 +104,17 @@
   - storagebench.io
   resources:
   - storagebenchmarks/status
+  - storagebenchmarkschedules/status
   verbs:
   - get
   - patch
   - update
+- apiGroups:
+  - storagebench.io
+  resources:
+  - storagebenchmarkschedules
+  verbs:
+  - get
+  - list
+  - watch
 {{- end }}

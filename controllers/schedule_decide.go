@@ -1,0 +1,165 @@
+package controllers
+
+import (
+	"sort"
+	"time"
+
+	"github.com/robfig/cron/v3"
+
+	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
+)
+
+// maxMissedRuns bounds the search for the latest missed scheduled time
+// after a long outage: an @every 1m schedule missed for a year would
+// otherwise iterate half a million times in one pass.
+const maxMissedRuns = 100_000
+
+// scheduledRun is what the decision needs to know of one run.
+type scheduledRun struct {
+	name      string
+	scheduled time.Time
+	// outcome: runActive, runSucceeded or runFailed.
+	outcome runOutcome
+}
+
+type runOutcome int
+
+const (
+	runActive runOutcome = iota
+	runSucceeded
+	runFailed
+)
+
+// scheduleInput is everything decideSchedule reads.
+type scheduleInput struct {
+	now      time.Time
+	schedule cron.Schedule
+	location *time.Location
+	// since is the latest scheduled time already handled (status'
+	// lastScheduleTime), else the schedule's creation.
+	since             time.Time
+	startingDeadline  *time.Duration
+	suspended         bool
+	concurrency       sbv1.ConcurrencyPolicy
+	successfulToKeep  int
+	failedToKeep      int
+	runs              []scheduledRun
+	existingRunOfTime func(time.Time) bool
+}
+
+// scheduleDecision is what a pass does.
+type scheduleDecision struct {
+	// create is the scheduled time of the run to create now, if one.
+	create *time.Time
+	// handled is the latest scheduled time dealt with (created, found
+	// created, or skipped past its deadline): lastScheduleTime.
+	handled *time.Time
+	// stop are active runs Replace deletes before creating the new one.
+	stop []string
+	// trim are completed runs beyond the history limits, oldest first.
+	trim []string
+	// skipped says why a due run was not created (for an event); empty if
+	// none was skipped.
+	skipped string
+	// waiting: a due run waits for the active one (Forbid).
+	waiting bool
+	// next is the next scheduled time after now (zero when suspended).
+	next time.Time
+}
+
+// decideSchedule is the schedule's whole policy, as the CronJob controller
+// has it: the latest scheduled time not yet handled runs (earlier missed
+// ones are not made up), unless it is past startingDeadlineSeconds, the
+// schedule is suspended, or a run is active and the policy is Forbid (the
+// due run then starts when the active one ends, if still within its
+// deadline). Runs are named after their scheduled time, so a pass repeated
+// after a restart finds the run it created instead of creating another.
+func decideSchedule(in scheduleInput) scheduleDecision {
+	var d scheduleDecision
+	d.trim = runsBeyondLimits(in.runs, in.successfulToKeep, in.failedToKeep)
+	if in.suspended {
+		return d
+	}
+	local := in.now.In(in.location)
+	// Nothing is due before since: a manager whose clock is behind the API
+	// server's (which stamped the creation) must not report an earlier time.
+	d.next = in.schedule.Next(later(local, in.since.In(in.location)))
+	due, ok := latestDue(in.schedule, in.since.In(in.location), local)
+	if !ok {
+		return d
+	}
+	if in.existingRunOfTime(due) {
+		d.handled = &due
+		return d
+	}
+	if in.startingDeadline != nil && in.now.Sub(due) > *in.startingDeadline {
+		d.handled = &due
+		d.skipped = "the run due at " + due.UTC().Format(time.RFC3339) + " missed its starting deadline of " + in.startingDeadline.String()
+		return d
+	}
+	active := activeRuns(in.runs)
+	if len(active) > 0 {
+		if in.concurrency != sbv1.ReplaceConcurrent {
+			d.waiting = true
+			return d
+		}
+		d.stop = active
+	}
+	d.create, d.handled = &due, &due
+	return d
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// latestDue is the latest scheduled time in (since, now].
+func latestDue(s cron.Schedule, since, now time.Time) (time.Time, bool) {
+	var due time.Time
+	found := false
+	for t, n := s.Next(since), 0; !t.After(now) && n < maxMissedRuns; t, n = s.Next(t), n+1 {
+		if t.IsZero() {
+			break // a schedule that never fires again (e.g. 30 February)
+		}
+		due, found = t, true
+	}
+	return due, found
+}
+
+func activeRuns(runs []scheduledRun) []string {
+	var out []string
+	for _, r := range runs {
+		if r.outcome == runActive {
+			out = append(out, r.name)
+		}
+	}
+	return out
+}
+
+// runsBeyondLimits are the completed runs older than the newest
+// successfulToKeep successful and failedToKeep failed ones.
+func runsBeyondLimits(runs []scheduledRun, successfulToKeep, failedToKeep int) []string {
+	sorted := append([]scheduledRun(nil), runs...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].scheduled.After(sorted[j].scheduled) })
+	kept := map[runOutcome]int{}
+	limit := map[runOutcome]int{runSucceeded: successfulToKeep, runFailed: failedToKeep}
+	var out []string
+	for _, r := range sorted {
+		if r.outcome == runActive {
+			continue
+		}
+		if kept[r.outcome] < limit[r.outcome] {
+			kept[r.outcome]++
+			continue
+		}
+		out = append(out, r.name)
+	}
+	// Oldest first: a pass cut short by an error has removed the oldest.
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return out
+}
