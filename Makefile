@@ -14,13 +14,17 @@ CONTROLLER_GEN ?= $(TOOLS_BIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 # `go -C hack/tools/helm get -tool helm.sh/helm/v3/cmd/helm@VERSION`).
 HELM_VERSION := $(shell awk '$$1 == "helm.sh/helm/v3" {print $$2}' hack/tools/helm/go.mod)
 HELM ?= $(TOOLS_BIN)/helm-$(HELM_VERSION)
+# promtool is pinned by hack/tools/promtool/go.mod (bump it there with
+# `go -C hack/tools/promtool get -tool github.com/prometheus/prometheus/cmd/promtool@VERSION`).
+PROMTOOL_VERSION := $(shell awk '$$1 == "github.com/prometheus/prometheus" {print $$2}' hack/tools/promtool/go.mod)
+PROMTOOL ?= $(TOOLS_BIN)/promtool-$(PROMTOOL_VERSION)
 HELM_DOCS_VERSION ?= v1.14.2
 HELM_DOCS ?= $(TOOLS_BIN)/helm-docs-$(HELM_DOCS_VERSION)
 STATICCHECK_VERSION ?= v0.8.2
 STATICCHECK ?= $(TOOLS_BIN)/staticcheck-$(STATICCHECK_VERSION)
 # Modules with code of their own (vetted and linted); every module's go.mod
 # is checked for tidiness.
-CODE_MODULES := . hack/image hack/local-cluster
+CODE_MODULES := . hack/image hack/local-cluster hack/tools/promtool
 ALL_MODULES := $(CODE_MODULES) hack/k8s hack/tools/helm
 CHART := charts/storagebench
 
@@ -94,8 +98,14 @@ envtest: ## Build etcd, kube-apiserver and kubectl for envtest (cached).
 	hack/k8s-binaries.sh envtest
 
 .PHONY: test
-test: ## Run unit and envtest integration tests.
-	KUBEBUILDER_ASSETS="$$(hack/k8s-binaries.sh envtest)" go test $(TEST_PACKAGES)
+test: $(PROMTOOL) ## Run unit and envtest integration tests (promtool checks the metrics exposition).
+	PROMTOOL=$(PROMTOOL) KUBEBUILDER_ASSETS="$$(hack/k8s-binaries.sh envtest)" go test $(TEST_PACKAGES)
+
+.PHONY: monitoring-check
+monitoring-check: $(PROMTOOL) ## Check the shipped alert rules (promtool check/test rules) and dashboard (PromQL parsed, exported metrics only).
+	$(PROMTOOL) check rules $(CHART)/files/prometheus-rules.yaml
+	cd hack/tools/promtool/monitoring && $(PROMTOOL) test rules rules_test.yaml
+	go -C hack/tools/promtool test -count=1 ./...
 
 .PHONY: e2e
 e2e: image $(HELM) ## Run the end-to-end tests on a local single-node cluster (started and stopped here).
@@ -141,6 +151,14 @@ image: build ## Build the image without a Docker daemon (hack/image) into $(IMAG
 docker-build: ## Build $(IMG) from the Dockerfile with a daemon (the same image as make image).
 	$(CONTAINER_TOOL) build --build-arg VERSION='$(VERSION)' --build-arg COMMIT='$(COMMIT)' \
 	  --build-arg REVISION='$(REVISION)' -t '$(IMG)' .
+
+.PHONY: promtool
+promtool: $(PROMTOOL) ## Build Prometheus' promtool from hack/tools/promtool into the tools cache.
+
+$(PROMTOOL):
+	mkdir -p $(TOOLS_BIN)
+	go -C hack/tools/promtool build -trimpath -o "$(PROMTOOL).$$$$.tmp" github.com/prometheus/prometheus/cmd/promtool && \
+	  mv "$(PROMTOOL).$$$$.tmp" "$(PROMTOOL)"
 
 .PHONY: helm
 helm: $(HELM) ## Build the helm CLI from hack/tools/helm into the tools cache.

@@ -25,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
+	"github.com/storagebench/storagebench/internal/benchmetrics"
 	"github.com/storagebench/storagebench/internal/plan"
 )
 
@@ -106,6 +107,9 @@ func (r *StorageBenchmarkReconciler) Reconcile(ctx context.Context, req ctrl.Req
 		return ctrl.Result{RequeueAfter: conflictRequeue}, nil
 	case wait > 0:
 		result = soonest(result, wait)
+	}
+	if ended(bench) && !ended(before) {
+		benchmetrics.CountCompleted(bench)
 	}
 	// Events go out only once the status they explain is stored.
 	for _, e := range p.events {

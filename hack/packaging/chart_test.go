@@ -55,7 +55,7 @@ func TestChartDefaultsInstallARestrictedLeastPrivilegeOperatorThatRuns(t *testin
 	const release, namespace = "sbchart", "sbchart-system"
 	objs := mustHelmTemplate(t, release, namespace)
 	wantKinds := map[string]int{
-		"CustomResourceDefinition": 1, "ServiceAccount": 1, "ClusterRole": 1, "ClusterRoleBinding": 1,
+		"CustomResourceDefinition": 2, "ServiceAccount": 1, "ClusterRole": 1, "ClusterRoleBinding": 1,
 		"Role": 1, "RoleBinding": 1, "Deployment": 1, "Service": 1,
 	}
 	if got := objs.kinds(); !equalCounts(got, wantKinds) {
@@ -212,6 +212,7 @@ func TestChartRefusesContradictoryValues(t *testing.T) {
 		{"metrics.enabled=false,metrics.serviceMonitor.enabled=true", "metrics.serviceMonitor.enabled needs metrics.enabled"},
 		{"serviceAccount.create=false", "serviceAccount.name is required"},
 		{"image.repository=", "image.repository is required"},
+		{"metrics.enabled=false,monitoring.prometheusRule.enabled=true", "monitoring.prometheusRule.enabled needs metrics.enabled"},
 	} {
 		_, err := helmTemplate(t, "sbbad", "sbbad-system", "--set", tc.set)
 		if err == nil || !strings.Contains(err.Error(), tc.message) {
@@ -288,4 +289,35 @@ func TestChartMatchesKustomize(t *testing.T) {
 		}
 		diffTriples(t, kind+" of the chart vs config/", triples(a), triples(b))
 	}
+}
+
+// The dashboard and the alert rules are the files the monitoring checks
+// parse (hack/tools/promtool), shipped unchanged and off by default.
+func TestChartShipsTheDashboardAndTheAlertRules(t *testing.T) {
+	if objs := mustHelmTemplate(t, "sbmon", "sbmon-system"); len(objs.ofKind("PrometheusRule")) != 0 || len(objs.ofKind("ConfigMap")) != 0 {
+		t.Fatal("the dashboard or the rules are rendered by default")
+	}
+	objs := mustHelmTemplate(t, "sbmon", "sbmon-system", "--set", "monitoring.grafanaDashboard.enabled=true,monitoring.prometheusRule.enabled=true")
+	dashboard, err := os.ReadFile(filepath.Join(chartDir, "files", "grafana-dashboard.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm := typed[corev1.ConfigMap](t, objs.one(t, "ConfigMap"))
+	if cm.Labels["grafana_dashboard"] != "1" || strings.TrimSpace(cm.Data["storagebench.json"]) != strings.TrimSpace(string(dashboard)) {
+		t.Errorf("dashboard ConfigMap %s: labels %v, its JSON differs from files/grafana-dashboard.json: %t", cm.Name, cm.Labels,
+			strings.TrimSpace(cm.Data["storagebench.json"]) != strings.TrimSpace(string(dashboard)))
+	}
+	rulesFile, err := os.ReadFile(filepath.Join(chartDir, "files", "prometheus-rules.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want map[string]any
+	if err := yaml.Unmarshal(rulesFile, &want); err != nil {
+		t.Fatal(err)
+	}
+	rule := objs.one(t, "PrometheusRule")
+	if got := rule.Object["spec"]; !equality.Semantic.DeepEqual(got, want) {
+		t.Errorf("PrometheusRule spec differs from files/prometheus-rules.yaml:\n%v\n%v", got, want)
+	}
+	checkNamespaces(t, objs, "sbmon-system")
 }

@@ -14,7 +14,7 @@ const kustomizeNamespace = "storagebench-system"
 func TestKustomizeDefaultInstallsARestrictedLeastPrivilegeOperatorThatRuns(t *testing.T) {
 	objs := kustomize(t, filepath.Join(repoRoot, "config", "default"))
 	wantKinds := map[string]int{
-		"Namespace": 1, "CustomResourceDefinition": 1, "ServiceAccount": 1, "ClusterRole": 1,
+		"Namespace": 1, "CustomResourceDefinition": 2, "ServiceAccount": 1, "ClusterRole": 1,
 		"ClusterRoleBinding": 1, "Role": 1, "RoleBinding": 1, "Deployment": 1, "Service": 1,
 	}
 	if got := objs.kinds(); !equalCounts(got, wantKinds) {

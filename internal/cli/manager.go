@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	// Schedules name IANA time zones; the image has no zoneinfo files.
+	_ "time/tzdata"
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
@@ -16,11 +18,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/yaml"
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
 	"github.com/storagebench/storagebench/controllers"
+	"github.com/storagebench/storagebench/internal/benchmetrics"
 	"github.com/storagebench/storagebench/internal/version"
 )
 
@@ -120,6 +124,12 @@ func runManager(cmd *cobra.Command, o *managerOptions) error {
 		Logs: controllers.KubeletLogReader{Clientset: clientset}, ClientPods: clientPods, Clock: clock.RealClock{}, MaxConcurrentReconciles: o.maxConcurrent,
 	}); err != nil {
 		return fmt.Errorf("setting up the StorageBenchmark controller: %w", err)
+	}
+	if err := controllers.SetupScheduleWithManager(mgr, clock.RealClock{}); err != nil {
+		return fmt.Errorf("setting up the StorageBenchmarkSchedule controller: %w", err)
+	}
+	if err := benchmetrics.Register(ctrlmetrics.Registry, benchmetrics.New(mgr.GetClient())); err != nil {
+		return fmt.Errorf("registering the benchmark metrics: %w", err)
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return err

@@ -1,0 +1,185 @@
+// Package benchmetrics exports the results of the latest completed run of
+// every StorageBenchmark and StorageBenchmarkSchedule the manager watches
+// as Prometheus metrics, so that dashboards and alert rules follow storage
+// over time. Values are read at scrape time from the manager's cache (the
+// benchmarks' status and their results ConfigMaps), so a deleted benchmark's
+// series disappear with it and nothing is kept in memory but decoded
+// results, keyed by ConfigMap version.
+package benchmetrics
+
+import (
+	"context"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
+	"github.com/storagebench/storagebench/results"
+)
+
+// Label values of kind: where a run's series come from.
+const (
+	kindBenchmark = "StorageBenchmark"
+	kindSchedule  = "StorageBenchmarkSchedule"
+)
+
+// labelSchedule marks the runs a schedule created (controllers' label).
+const labelSchedule = "storagebench.io/schedule"
+
+// scrapeTimeout bounds one scrape's reads from the cache.
+const scrapeTimeout = 10 * time.Second
+
+// Collector is a prometheus.Collector over the cluster's benchmarks.
+type Collector struct {
+	reader client.Reader
+	mu     sync.Mutex
+	// decoded keeps each results ConfigMap's decoded results by UID, with
+	// the resourceVersion they were decoded at.
+	decoded map[types.UID]decodedResults
+}
+
+type decodedResults struct {
+	version string
+	result  *results.TargetResult
+}
+
+// New reads benchmarks, schedules and results ConfigMaps through reader
+// (the manager's cached client).
+func New(reader client.Reader) *Collector {
+	return &Collector{reader: reader, decoded: map[types.UID]decodedResults{}}
+}
+
+// Describe sends every metric's description.
+func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range allDescs {
+		ch <- d
+	}
+}
+
+// Collect sends the series of the latest completed runs. A read that fails
+// is reported to Prometheus as a failed scrape of that metric family rather
+// than as missing series.
+func (c *Collector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), scrapeTimeout)
+	defer cancel()
+	var benchmarks sbv1.StorageBenchmarkList
+	if err := c.reader.List(ctx, &benchmarks); err != nil {
+		ch <- prometheus.NewInvalidMetric(cellIOPS, err)
+		return
+	}
+	var schedules sbv1.StorageBenchmarkScheduleList
+	if err := c.reader.List(ctx, &schedules); err != nil {
+		ch <- prometheus.NewInvalidMetric(scheduleLastRun, err)
+		return
+	}
+	seen := map[types.UID]bool{}
+	for _, run := range latestRuns(benchmarks.Items, schedules.Items) {
+		c.collectRun(ctx, ch, run, seen)
+	}
+	for i := range schedules.Items {
+		collectSchedule(ch, &schedules.Items[i])
+	}
+	c.forgetExcept(seen)
+}
+
+// run is a completed benchmark and the series identity it is exported as.
+type run struct {
+	bench *sbv1.StorageBenchmark
+	// owner is the benchmark's own name, or its schedule's.
+	owner string
+	kind  string
+}
+
+// latestRuns are the completed benchmarks no schedule created, and the
+// newest completed run of each schedule.
+func latestRuns(benchmarks []sbv1.StorageBenchmark, schedules []sbv1.StorageBenchmarkSchedule) []run {
+	schedulesByUID := map[types.UID]*sbv1.StorageBenchmarkSchedule{}
+	for i := range schedules {
+		schedulesByUID[schedules[i].UID] = &schedules[i]
+	}
+	var out []run
+	newest := map[types.UID]*sbv1.StorageBenchmark{}
+	for i := range benchmarks {
+		b := &benchmarks[i]
+		if !completed(b) {
+			continue
+		}
+		owner := metav1.GetControllerOf(b)
+		if owner == nil || owner.Kind != kindSchedule {
+			out = append(out, run{bench: b, owner: b.Name, kind: kindBenchmark})
+			continue
+		}
+		if schedulesByUID[owner.UID] == nil {
+			continue // its schedule is being deleted, and it with it
+		}
+		if cur := newest[owner.UID]; cur == nil || scheduledTime(b).After(scheduledTime(cur)) {
+			newest[owner.UID] = b
+		}
+	}
+	for uid, b := range newest {
+		out = append(out, run{bench: b, owner: schedulesByUID[uid].Name, kind: kindSchedule})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].bench.Namespace != out[j].bench.Namespace {
+			return out[i].bench.Namespace < out[j].bench.Namespace
+		}
+		return out[i].owner < out[j].owner
+	})
+	return out
+}
+
+// completed: the run for the benchmark's current generation ended.
+func completed(b *sbv1.StorageBenchmark) bool {
+	c := meta.FindStatusCondition(b.Status.Conditions, sbv1.ConditionCompleted)
+	return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == b.Generation &&
+		b.Status.ObservedGeneration == b.Generation && b.Status.CompletionTime != nil
+}
+
+func scheduledTime(b *sbv1.StorageBenchmark) time.Time {
+	if t, err := time.Parse(time.RFC3339, b.Annotations["storagebench.io/scheduled-time"]); err == nil {
+		return t
+	}
+	return b.CreationTimestamp.Time
+}
+
+// targetResults reads (or recalls) a target's full results and marks
+// their ConfigMap seen; nil when it is missing or unreadable.
+func (c *Collector) targetResults(ctx context.Context, ns, name string, seen map[types.UID]bool) *results.TargetResult {
+	if name == "" {
+		return nil
+	}
+	cm := &corev1.ConfigMap{}
+	if err := c.reader.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, cm); err != nil {
+		return nil
+	}
+	seen[cm.UID] = true
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if d, ok := c.decoded[cm.UID]; ok && d.version == cm.ResourceVersion {
+		return d.result
+	}
+	tr, err := results.DecodeStored(cm.Data, cm.BinaryData)
+	if err != nil {
+		tr = nil
+	}
+	c.decoded[cm.UID] = decodedResults{version: cm.ResourceVersion, result: tr}
+	return tr
+}
+
+// forgetExcept drops decoded results no exported run refers to any more.
+func (c *Collector) forgetExcept(seen map[types.UID]bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for uid := range c.decoded {
+		if !seen[uid] {
+			delete(c.decoded, uid)
+		}
+	}
+}
