@@ -81,10 +81,8 @@ func decideSchedule(in scheduleInput) scheduleDecision {
 		return d
 	}
 	local := in.now.In(in.location)
-	// Nothing is due before since: a manager whose clock is behind the API
-	// server's (which stamped the creation) must not report an earlier time.
-	d.next = in.schedule.Next(later(local, in.since.In(in.location)))
-	due, ok := latestDue(in.schedule, in.since.In(in.location), local)
+	due, ok, next := scheduledTimes(in.schedule, in.since.In(in.location), local)
+	d.next = next
 	if !ok {
 		return d
 	}
@@ -109,24 +107,21 @@ func decideSchedule(in scheduleInput) scheduleDecision {
 	return d
 }
 
-func later(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
-}
-
-// latestDue is the latest scheduled time in (since, now].
-func latestDue(s cron.Schedule, since, now time.Time) (time.Time, bool) {
-	var due time.Time
-	found := false
-	for t, n := s.Next(since), 0; !t.After(now) && n < maxMissedRuns; t, n = s.Next(t), n+1 {
-		if t.IsZero() {
-			break // a schedule that never fires again (e.g. 30 February)
-		}
+// scheduledTimes walks the schedule's times from since: the latest one in
+// (since, now], if any, and the first one after now. Counting from since
+// (not from now) keeps "@every" schedules on the times their runs get.
+func scheduledTimes(s cron.Schedule, since, now time.Time) (due time.Time, found bool, next time.Time) {
+	t := s.Next(since)
+	for n := 0; !t.IsZero() && !t.After(now); n++ {
 		due, found = t, true
+		if n == maxMissedRuns {
+			// Too far behind to walk on: the next time counts from now.
+			return due, found, s.Next(now)
+		}
+		t = s.Next(t)
 	}
-	return due, found
+	// t is zero for a schedule that never fires again (e.g. 30 February).
+	return due, found, t
 }
 
 func activeRuns(runs []scheduledRun) []string {

@@ -146,3 +146,15 @@ func TestATimeZoneMovesTheSchedule(t *testing.T) {
 		t.Fatalf("09:00 Berlin: create %v, want 08:00 UTC", d.create)
 	}
 }
+
+func TestAnEveryScheduleCountsFromItsLastTimeNotFromNow(t *testing.T) {
+	sched, err := cron.ParseStandard("@every 24h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := everyTenMinutes(t, minute(300)) // 5 hours after since
+	in.schedule = sched
+	if d := decideSchedule(in); d.create != nil || !d.next.Equal(minute(24*60)) {
+		t.Fatalf("create %v, next %v: want none, and since + 24h", d.create, d.next)
+	}
+}

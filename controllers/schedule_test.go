@@ -3,6 +3,8 @@ package controllers_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
 )
@@ -130,6 +133,7 @@ func TestScheduleRunsOnTimeKeepsItsHistoryAndReportsDrift(t *testing.T) {
 	if runs := scheduleRuns(t, ns, "nightly"); len(runs) != 0 {
 		t.Fatalf("%d runs before the first scheduled time", len(runs))
 	}
+	recordFixture(t, ns, "nightly", "waiting.yaml")
 	first := stepToNextRun(t, ns, "nightly")
 	created := getSchedule(t, ns, "nightly")
 	if due := created.CreationTimestamp.Add(24 * time.Hour); first != fmt.Sprintf("nightly-%d", due.Unix()/60) {
@@ -139,6 +143,14 @@ func TestScheduleRunsOnTimeKeepsItsHistoryAndReportsDrift(t *testing.T) {
 	if owner := metav1.GetControllerOf(b); owner == nil || owner.Kind != "StorageBenchmarkSchedule" || owner.Name != "nightly" || b.Labels["team"] != "storage" {
 		t.Fatalf("run %s: owner %+v, labels %v", first, owner, b.Labels)
 	}
+
+	eventually(t, 10*time.Second, "run 1 active", func() error {
+		if st := getSchedule(t, ns, "nightly").Status; st.Active != first {
+			return fmt.Errorf("active %q", st.Active)
+		}
+		return nil
+	})
+	recordFixture(t, ns, "nightly", "running.yaml")
 
 	// Run 1 (2 clients) has no past: the drift threshold warns NoHistory.
 	runTarget(t, ns, first, "fast", 1) // ReadWriteMany: one Indexed Job of 2 pods
@@ -194,6 +206,7 @@ func TestScheduleRunsOnTimeKeepsItsHistoryAndReportsDrift(t *testing.T) {
 		return nil
 	})
 	t.Logf("run 2 drifted: %s %s%% (then %s, now %s)", v.Metric, v.Measured, v.ReferenceValue, v.Value)
+	recordFixture(t, ns, "nightly", "drifted.yaml")
 
 	// Run 3 matches run 2 and passes; the history keeps one successful
 	// run, so run 1 goes, and one failed run, so run 2 stays.
@@ -214,6 +227,7 @@ func TestScheduleRunsOnTimeKeepsItsHistoryAndReportsDrift(t *testing.T) {
 		}
 		return nil
 	})
+	recordFixture(t, ns, "nightly", "passed.yaml")
 }
 
 func TestAnInvalidScheduleStallsNamingTheField(t *testing.T) {
@@ -234,6 +248,27 @@ func TestAnInvalidScheduleStallsNamingTheField(t *testing.T) {
 	})
 	if runs := scheduleRuns(t, ns, "bad"); len(runs) != 0 {
 		t.Fatalf("an invalid schedule created %d runs", len(runs))
+	}
+	recordFixture(t, ns, "bad", "invalid.yaml")
+}
+
+// recordFixture writes the schedule as the API server serves it into
+// $STORAGEBENCH_RECORD_GITOPS (unset: nothing), for config/gitops's health
+// check tests: `STORAGEBENCH_RECORD_GITOPS=$PWD/config/gitops/testdata/schedules make test`.
+func recordFixture(t *testing.T, ns, name, file string) {
+	t.Helper()
+	dir := os.Getenv("STORAGEBENCH_RECORD_GITOPS")
+	if dir == "" {
+		return
+	}
+	s := getSchedule(t, ns, name)
+	s.ManagedFields = nil
+	data, err := yaml.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, file), data, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

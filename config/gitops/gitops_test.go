@@ -1,5 +1,6 @@
 // Package gitops_test checks that the GitOps wiring shipped in this folder
-// reads StorageBenchmark status as intended, on status fixtures recorded
+// reads StorageBenchmark and StorageBenchmarkSchedule status as intended,
+// on status fixtures recorded
 // from the controller's integration tests (testdata/): the Argo CD health
 // check (run in gopher-lua, base and table libraries only, as Argo CD's
 // sandbox), kstatus as Flux computes it, and the Flux healthCheckExprs.
@@ -37,7 +38,31 @@ var expectations = map[string]struct {
 
 func fixtures(t *testing.T) map[string]map[string]any {
 	t.Helper()
-	files, err := filepath.Glob("testdata/*.yaml")
+	out := fixturesIn(t, "testdata")
+	if len(out) != len(expectations) {
+		t.Fatalf("%d fixtures, %d expectations", len(out), len(expectations))
+	}
+	return out
+}
+
+// scheduleExpectations per schedule fixture (testdata/schedules, recorded
+// by the schedule controller's envtest): Argo CD health, kstatus, and the
+// Flux example's healthCheckExprs for schedules.
+var scheduleExpectations = map[string]struct {
+	argo          string
+	kstatus, flux status.Status
+}{
+	"waiting.yaml": {"Healthy", status.CurrentStatus, status.CurrentStatus},
+	// kstatus waits while a run is active; the shipped exprs do not.
+	"running.yaml": {"Healthy", status.InProgressStatus, status.CurrentStatus},
+	"passed.yaml":  {"Healthy", status.CurrentStatus, status.CurrentStatus},
+	"drifted.yaml": {"Degraded", status.FailedStatus, status.FailedStatus},
+	"invalid.yaml": {"Degraded", status.FailedStatus, status.FailedStatus},
+}
+
+func fixturesIn(t *testing.T, dir string) map[string]map[string]any {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,9 +82,6 @@ func fixtures(t *testing.T) map[string]map[string]any {
 			t.Fatal(err)
 		}
 		out[filepath.Base(f)] = obj
-	}
-	if len(out) != len(expectations) {
-		t.Fatalf("%d fixtures, %d expectations", len(out), len(expectations))
 	}
 	return out
 }
@@ -171,7 +193,7 @@ func TestFluxHealthCheckExprs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var exprs map[string]string
+	byKind := map[string]map[string]string{}
 	for _, doc := range strings.Split(string(data), "\n---\n") {
 		var k struct {
 			Spec struct {
@@ -181,12 +203,13 @@ func TestFluxHealthCheckExprs(t *testing.T) {
 		if err := yaml.Unmarshal([]byte(doc), &k); err != nil {
 			t.Fatal(err)
 		}
-		if len(k.Spec.HealthCheckExprs) > 0 {
-			exprs = k.Spec.HealthCheckExprs[0]
+		for _, e := range k.Spec.HealthCheckExprs {
+			byKind[e["kind"]] = e
 		}
 	}
-	if exprs == nil {
-		t.Fatal("no healthCheckExprs in the Flux example")
+	exprs, scheduleExprs := byKind["StorageBenchmark"], byKind["StorageBenchmarkSchedule"]
+	if exprs == nil || scheduleExprs == nil {
+		t.Fatalf("the Flux example lacks healthCheckExprs for StorageBenchmark or StorageBenchmarkSchedule: %v", byKind)
 	}
 	env, err := cel.NewEnv(cel.Variable("metadata", cel.DynType), cel.Variable("status", cel.DynType), cel.Variable("spec", cel.DynType))
 	if err != nil {
@@ -207,19 +230,55 @@ func TestFluxHealthCheckExprs(t *testing.T) {
 		}
 		return out.Value() == true
 	}
-	for name, obj := range fixtures(t) {
-		// Flux evaluates inProgress, then failed, then current.
-		got := status.UnknownStatus
+	// Flux evaluates inProgress, then failed, then current.
+	flux := func(exprs map[string]string, obj map[string]any) status.Status {
 		switch {
 		case eval(exprs["inProgress"], obj):
-			got = status.InProgressStatus
+			return status.InProgressStatus
 		case eval(exprs["failed"], obj):
-			got = status.FailedStatus
+			return status.FailedStatus
 		case eval(exprs["current"], obj):
-			got = status.CurrentStatus
+			return status.CurrentStatus
 		}
-		if got != expectations[name].kstatus {
+		return status.UnknownStatus
+	}
+	for name, obj := range fixtures(t) {
+		if got := flux(exprs, obj); got != expectations[name].kstatus {
 			t.Errorf("%s: healthCheckExprs say %s, want %s", name, got, expectations[name].kstatus)
+		}
+	}
+	for name, obj := range fixturesIn(t, filepath.Join("testdata", "schedules")) {
+		if got := flux(scheduleExprs, obj); got != scheduleExpectations[name].flux {
+			t.Errorf("schedule %s: healthCheckExprs say %s, want %s", name, got, scheduleExpectations[name].flux)
+		}
+	}
+}
+
+func TestArgoCDAndKstatusReadSchedules(t *testing.T) {
+	script, err := os.ReadFile("argocd/storagebenchmarkschedule-health.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := fixturesIn(t, filepath.Join("testdata", "schedules"))
+	if len(found) != len(scheduleExpectations) {
+		t.Fatalf("%d schedule fixtures, %d expectations", len(found), len(scheduleExpectations))
+	}
+	for name, obj := range found {
+		got, message := argoHealth(t, string(script), obj)
+		if got != scheduleExpectations[name].argo || message == "" {
+			t.Errorf("%s: Argo CD %s (%q), want %s with a message", name, got, message, scheduleExpectations[name].argo)
+		}
+		res, err := status.Compute(&unstructured.Unstructured{Object: obj})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if res.Status != scheduleExpectations[name].kstatus {
+			t.Errorf("%s: kstatus %s (%s), want %s", name, res.Status, res.Message, scheduleExpectations[name].kstatus)
+		}
+	}
+	for _, odd := range []map[string]any{{}, {"status": map[string]any{}}, {"metadata": map[string]any{"generation": int64(1)}, "status": map[string]any{"observedGeneration": int64(1)}}} {
+		if got, _ := argoHealth(t, string(script), odd); got != "Progressing" {
+			t.Errorf("%v: %s, want Progressing", odd, got)
 		}
 	}
 }

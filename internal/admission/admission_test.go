@@ -428,6 +428,23 @@ spec:
 	}
 }
 
+// admitSchedule checks a schedule sample: the API server accepts it and
+// its Validate (the controller's checks) finds nothing.
+func admitSchedule(t *testing.T, data []byte) {
+	t.Helper()
+	obj := &storagebenchv1alpha1.StorageBenchmarkSchedule{}
+	if err := yaml.UnmarshalStrict(data, obj); err != nil {
+		t.Fatalf("sample does not match the Go types: %v", err)
+	}
+	obj.Namespace = "default"
+	if err := env.Client.Create(context.Background(), obj); err != nil {
+		t.Fatalf("sample rejected: %v", err)
+	}
+	if errs := obj.Spec.Validate(); len(errs) > 0 {
+		t.Fatalf("sample fails the controller's checks: %v", errs.ToAggregate())
+	}
+}
+
 func TestAdmissionAcceptsEverySample(t *testing.T) {
 	samples, err := filepath.Glob(filepath.Join(testenv.RepoRoot(), "config", "samples", "*.yaml"))
 	if err != nil {
@@ -443,6 +460,10 @@ func TestAdmissionAcceptsEverySample(t *testing.T) {
 			data, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if strings.Contains(string(data), "\nkind: StorageBenchmarkSchedule\n") {
+				admitSchedule(t, data)
+				return
 			}
 			obj := &storagebenchv1alpha1.StorageBenchmark{}
 			if err := yaml.UnmarshalStrict(data, obj); err != nil {
