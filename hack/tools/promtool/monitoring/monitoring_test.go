@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/promql/parser"
 	"sigs.k8s.io/yaml"
 )
@@ -81,7 +81,7 @@ func checkExpr(t *testing.T, metrics map[string]map[string]bool, where, expr str
 			return nil
 		}
 		for _, m := range vs.LabelMatchers {
-			if m.Name != labels.MetricName && !known[m.Name] {
+			if m.Name != model.MetricNameLabel && !known[m.Name] {
 				t.Errorf("%s: %s has no label %q", where, vs.Name, m.Name)
 			}
 		}
@@ -175,7 +175,7 @@ func TestTheDashboardParsesAndUsesExportedMetrics(t *testing.T) {
 		checkExpr(t, metrics, "variable "+v.Name, asPromQL(m[1]))
 		if sel, err := promql.ParseMetricSelector(asPromQL(m[1])); err == nil {
 			for _, matcher := range sel {
-				if matcher.Name == labels.MetricName && !metrics[matcher.Value][m[2]] {
+				if matcher.Name == model.MetricNameLabel && !metrics[matcher.Value][m[2]] {
 					t.Errorf("variable %s: %s has no label %q", v.Name, matcher.Value, m[2])
 				}
 			}
