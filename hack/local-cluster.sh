@@ -25,6 +25,11 @@ Commands:
                      containerd (namespace k8s.io). Pods must use imagePullPolicy Never or
                      IfNotPresent with a non-latest tag: nothing is ever pulled.
   logs [COMPONENT]   list the log files, or print the tail of one component's log.
+  set-cap CLASS IOPS[:BANDWIDTH]
+                     change a running class's caps (0 = uncapped; bandwidth as in
+                     STORAGEBENCH_CLASSES): the harness sets them at once in every cgroup,
+                     running pods included, and the class's storagebench.dev/iops-cap and
+                     bandwidth-cap-bytes annotations follow. For drift tests; down forgets it.
   smoke              smoke test of a running cluster: restricted-PSS Jobs on every class
                      (filesystem and block PVs, and 2 pods sharing one RWX claim), 4 KiB
                      O_DIRECT random read/write IOPS vs the caps, io_uring availability.
@@ -810,6 +815,36 @@ cmd_load_image() {
   ctr --address "$sock" -n k8s.io images import "$1" || die "importing $1 failed"
 }
 
+cmd_set_cap() {
+  need_root
+  [ $# -eq 2 ] || die "usage: hack/local-cluster.sh set-cap CLASS IOPS[:BANDWIDTH]"
+  local class=$1 parsed iops bps pid want got i
+  alive harness || die "the cluster's harness is not running (hack/local-cluster.sh up)"
+  grep -q "^$class " "$run/classes.conf" 2>/dev/null ||
+    die "set-cap: no class '$class' (classes: $(awk '{print $1}' "$run/classes.conf" | tr '\n' ' '))"
+  parsed=$("$bin/sbcluster" classes "$class:$2") || die "set-cap: '$2' is not IOPS[:BANDWIDTH] (e.g. 1000 or 1000:64Mi)"
+  read -r _ iops bps <<<"$parsed"
+  awk -v c="$class" -v i="$iops" -v b="$bps" '$1 == c {$3 = i; $4 = b} {print}' "$run/caps.conf" >"$run/caps.conf.new"
+  mv "$run/caps.conf.new" "$run/caps.conf"
+  awk -v c="$class" -v i="$iops" -v b="$bps" '$1 == c {$2 = i; $3 = b} {print}' "$run/classes.conf" >"$run/classes.conf.new"
+  mv "$run/classes.conf.new" "$run/classes.conf"
+  pid=$(pid_of harness)
+  kill -HUP "$pid"
+  # Done when the shared cgroup (device scope) or the root holds the new
+  # read IOPS limit of the class's file-system device (none when uncapped).
+  want=$(awk -v c="$class" '$1 == c {print $2; exit}' "$run/caps.conf")
+  for ((i = 0; i < 50; i++)); do
+    got=$(cat "/sys/fs/cgroup/blkio/$shared_blkio_cgroup/blkio.throttle.read_iops_device" /sys/fs/cgroup/blkio/blkio.throttle.read_iops_device 2>/dev/null |
+      awk -v d="$want" '$1 == d {print $2; exit}')
+    if [ "${got:-0}" = "$iops" ]; then break; fi
+    sleep 0.1
+  done
+  [ "${got:-0}" = "$iops" ] || die "set-cap: the harness did not apply $iops IOPS to $want (its log: $logs/harness.log)"
+  kc annotate storageclass "$class" --overwrite "storagebench.dev/iops-cap=$iops" "storagebench.dev/bandwidth-cap-bytes=$bps" >/dev/null ||
+    die "set-cap: annotating storage class $class failed"
+  log "class $class: IOPS cap $iops, bandwidth cap $bps B/s"
+}
+
 cmd_logs() {
   if [ $# -eq 0 ]; then ls -1 "$logs"/*.log 2>/dev/null || log "no logs in $logs"; return 0; fi
   tail -n "${LINES_TAIL:-50}" "$logs/$1.log"
@@ -826,6 +861,7 @@ main() {
     kubeconfig) echo "$kubeconfig" ;;
     load-image) shift; cmd_load_image "$@" ;;
     logs) shift; cmd_logs "$@" ;;
+    set-cap) shift; cmd_set_cap "$@" ;;
     smoke) exec "$here/local-cluster/smoke.sh" ;;
     -h | --help | help) usage ;;
     *) usage >&2; exit 2 ;;

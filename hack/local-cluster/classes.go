@@ -132,6 +132,23 @@ func ReadCaps(r io.Reader) ([]DeviceCap, error) {
 	return out, sc.Err()
 }
 
+// ReloadWrites returns, per blkio throttle file, the lines that set every
+// device's limits to caps, where an uncapped value (0) removes that
+// device's rule: what a changed caps file (set-cap) needs in cgroups that
+// already hold the old limits.
+func ReloadWrites(caps []DeviceCap) map[string][]string {
+	out := map[string][]string{}
+	for _, c := range caps {
+		for _, f := range []string{"read_iops", "write_iops"} {
+			out["blkio.throttle."+f+"_device"] = append(out["blkio.throttle."+f+"_device"], fmt.Sprintf("%s %d", c.Dev, c.IOPS))
+		}
+		for _, f := range []string{"read_bps", "write_bps"} {
+			out["blkio.throttle."+f+"_device"] = append(out["blkio.throttle."+f+"_device"], fmt.Sprintf("%s %d", c.Dev, c.BPS))
+		}
+	}
+	return out
+}
+
 func readCapsFile(p string) ([]DeviceCap, error) {
 	f, err := os.Open(p)
 	if err != nil {

@@ -130,11 +130,17 @@ func cmdHarness(args []string) error {
 		go runAPIProxy(ctx, h.proxyListen, h.proxyTarget)
 	}
 	go h.recycleLoop(ctx)
+	// SIGHUP: hack/local-cluster.sh set-cap rewrote the caps file.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 	t := time.NewTicker(h.interval)
 	defer t.Stop()
 	for {
 		h.scan()
 		select {
+		case <-hup:
+			h.reload(*capsFile)
 		case <-ctx.Done():
 			if h.rootCaps {
 				h.applyCaps(h.blkioRoot, true)
@@ -169,8 +175,40 @@ func (h *harness) setup() error {
 // applyCaps writes every cap line into one cgroup (one write per line: the
 // kernel takes one rule per write).
 func (h *harness) applyCaps(dir string, clear bool) error {
+	return writeThrottles(dir, ThrottleWrites(h.caps, clear))
+}
+
+// reload rereads the caps file (set-cap changed it) and sets the new
+// limits in every cgroup holding the old ones: the shared cgroup, the root
+// and every known pod cgroup, so that running pods get them at once.
+func (h *harness) reload(capsFile string) {
+	caps, err := readCapsFile(capsFile)
+	if err != nil {
+		log.Printf("Caps not reloaded file=%s err=%v", capsFile, err)
+		return
+	}
+	h.caps = caps
+	writes := ReloadWrites(caps)
+	dirs := []string{}
+	if h.shared != "" {
+		dirs = append(dirs, h.shared)
+	}
+	if h.rootCaps {
+		dirs = append(dirs, h.blkioRoot)
+	}
+	for p := range h.known {
+		dirs = append(dirs, p)
+	}
+	for _, d := range dirs {
+		if err := writeThrottles(d, writes); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			log.Printf("Caps not reloaded cgroup=%s err=%v", d, err)
+		}
+	}
+	log.Printf("Caps reloaded caps=%d cgroups=%d", len(caps), len(dirs))
+}
+
+func writeThrottles(dir string, writes map[string][]string) error {
 	var errs []error
-	writes := ThrottleWrites(h.caps, clear)
 	files := make([]string, 0, len(writes))
 	for f := range writes {
 		files = append(files, f)

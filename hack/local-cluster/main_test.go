@@ -61,6 +61,15 @@ func TestReadCapsAndThrottleWrites(t *testing.T) {
 	if c := ThrottleWrites(caps, true); c["blkio.throttle.read_iops_device"][0] != "7:1 0" {
 		t.Errorf("clear writes %v", c)
 	}
+	// A reload sets every device's limits, 0 removing a rule the old caps
+	// had (set-cap to uncapped).
+	r := ReloadWrites([]DeviceCap{{"capped", "7:1", 1000, 0}})
+	if !reflect.DeepEqual(r, map[string][]string{
+		"blkio.throttle.read_iops_device": {"7:1 1000"}, "blkio.throttle.write_iops_device": {"7:1 1000"},
+		"blkio.throttle.read_bps_device": {"7:1 0"}, "blkio.throttle.write_bps_device": {"7:1 0"},
+	}) {
+		t.Errorf("reload writes %v", r)
+	}
 	for _, bad := range []string{"x 7 1 1\n", "x 7:1 a 1\n", "x 7:1 1\n"} {
 		if _, err := ReadCaps(strings.NewReader(bad)); err == nil {
 			t.Errorf("%q accepted", bad)
