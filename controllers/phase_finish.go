@@ -104,6 +104,15 @@ func (r *StorageBenchmarkReconciler) finishRun(ctx context.Context, p *pass, s *
 		return false, err
 	}
 	outcome := results.ConcludeWithHistory(spec, all, history)
+	other, unavailable, err := r.readCompareTo(ctx, b)
+	if err != nil {
+		return false, err
+	}
+	if other != nil {
+		outcome.CompareTo = results.CompareRuns(spec, all, other.targets, other.source)
+	} else if unavailable != "" {
+		outcome.Warnings = append(outcome.Warnings, sbv1.Warning{Reason: WarnCompareToUnavailable, Message: truncate(unavailable+": no comparison with it in this run", 512)})
+	}
 	if err := r.storeOutcome(ctx, b, s, &outcome); err != nil {
 		return false, err
 	}
@@ -166,6 +175,9 @@ func (r *StorageBenchmarkReconciler) storeOutcome(ctx context.Context, b *sbv1.S
 // applyOutcome puts the outcome's bounded summary into status.
 func applyOutcome(st *sbv1.StorageBenchmarkStatus, o *results.Outcome, configMap string) {
 	st.Comparison = results.StatusComparison(o.Comparison)
+	if st.Comparison != nil {
+		st.Comparison.CompareTo = results.StatusRunComparison(o.CompareTo)
+	}
 	st.Verdict = o.Verdict
 	st.Violations = boundViolations(o.Violations)
 	st.Recommendation = o.Recommendation

@@ -54,6 +54,7 @@ func worstCaseBenchmark(ns string) *sbv1.StorageBenchmark {
 		})
 	}
 	s.Dataset = sbv1.Dataset{SizePerClient: "1Ti"}
+	s.CompareTo = &sbv1.CompareTo{ConfigMap: strings.Repeat("c", 253), Key: strings.Repeat("k", 253)}
 	for i := 0; i < 32; i++ {
 		s.Thresholds = append(s.Thresholds, sbv1.Threshold{
 			Name: longName("threshold", i, 63), Workload: s.Workloads[i%16].Name,
@@ -131,6 +132,17 @@ func TestStatusAtTheDocumentedMaximaStaysWithinItsBudget(t *testing.T) {
 	controllers.FinishedStatus(got, byTarget, time.Now())
 	if len(got.Status.Violations) != 64 || len(got.Status.Warnings) != 32 {
 		t.Fatalf("not the worst case: %d violations, %d warnings", len(got.Status.Violations), len(got.Status.Warnings))
+	}
+	// What a run can add beyond latency violations: regressions carry
+	// then and now, and spec.compareTo a summary per target.
+	for i := range got.Status.Violations {
+		got.Status.Violations[i].ReferenceValue = strings.Repeat("9", 32)
+		got.Status.Violations[i].Value = strings.Repeat("9", 32)
+	}
+	got.Status.Comparison.CompareTo = &sbv1.RunComparisonSummary{Source: strings.Repeat("s", 512), UnmatchedCells: 2048}
+	for _, target := range b.Spec.Targets {
+		got.Status.Comparison.CompareTo.Targets = append(got.Status.Comparison.CompareTo.Targets, sbv1.RunTargetComparison{
+			Target: target.Name, MatchedCells: 64, GeomeanIOPSRatio: strings.Repeat("9", 24), GeomeanLatencyP99Ratio: strings.Repeat("9", 24)})
 	}
 	if err := k8sClient.Status().Patch(ctx, got, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
 		t.Fatalf("writing the worst-case status: %v", err)

@@ -33,6 +33,11 @@ func (r *StorageBenchmarkReconciler) validate(ctx context.Context, p *pass) (don
 		return true, err
 	}
 	msgs = append(msgs, refs...)
+	compareTo, err := r.compareToProblems(ctx, p.bench)
+	if err != nil {
+		return true, err
+	}
+	msgs = append(msgs, compareTo...)
 	if len(msgs) == 0 {
 		r.references.remember(p.bench, classes)
 		return false, nil

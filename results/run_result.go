@@ -55,6 +55,9 @@ type Outcome struct {
 	Unevaluated    []string             `json:"unevaluated,omitempty"`
 	Warnings       []sbv1.Warning       `json:"warnings,omitempty"`
 	Recommendation *sbv1.Recommendation `json:"recommendation,omitempty"`
+	// CompareTo relates the run to another one (spec.compareTo, or
+	// `report --compare`).
+	CompareTo *sbv1.RunComparison `json:"compareTo,omitempty"`
 	// FailingTargets break a Fail threshold.
 	FailingTargets map[string]bool `json:"-"`
 }

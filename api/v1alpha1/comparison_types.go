@@ -21,6 +21,83 @@ type ComparisonSummary struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=16
 	Targets []TargetSummary `json:"targets,omitempty"`
+
+	// compareTo sums up the comparison with spec.compareTo's run (the
+	// comparison ConfigMap has it cell by cell).
+	// +optional
+	CompareTo *RunComparisonSummary `json:"compareTo,omitempty"`
+}
+
+// RunComparisonSummary is the part of a comparison with another run kept
+// in status.
+type RunComparisonSummary struct {
+	// source names the other run.
+	// +kubebuilder:validation:MaxLength=512
+	Source string `json:"source"`
+	// targets relates each target to the same target in the other run.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=16
+	Targets []RunTargetComparison `json:"targets,omitempty"`
+	// unmatchedCells counts the target/cell pairs of either run with no
+	// counterpart in the other (listed in the comparison ConfigMap).
+	// +optional
+	UnmatchedCells int32 `json:"unmatchedCells,omitempty"`
+}
+
+// RunComparison compares a run with another one (spec.compareTo, or
+// `report --compare`): the same target and cell in both, this run's values
+// against the other's as against a baseline.
+type RunComparison struct {
+	// source names the other run.
+	// +kubebuilder:validation:MaxLength=512
+	Source string `json:"source"`
+	// cells relates each target's cell to the same target's cell in the
+	// other run (target: this run's target; ratios are this / other).
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=1024
+	Cells []RunCellComparison `json:"cells,omitempty"`
+	// targets sums each target up over its matching cells.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=16
+	Targets []RunTargetComparison `json:"targets,omitempty"`
+	// unmatched lists "this: target/cell" and "other: target/cell" pairs
+	// with no counterpart.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=2048
+	// +kubebuilder:validation:items:MaxLength=160
+	Unmatched []string `json:"unmatched,omitempty"`
+}
+
+// RunCellComparison is one target's cell against the other run's.
+type RunCellComparison struct {
+	// cell compared.
+	// +kubebuilder:validation:MaxLength=96
+	Cell string `json:"cell"`
+	// delta of this run's target against the other run's (its target is
+	// the target of both).
+	Delta BaselineDelta `json:"delta"`
+}
+
+// RunTargetComparison sums a target up against the other run.
+type RunTargetComparison struct {
+	// target of both runs.
+	// +kubebuilder:validation:MaxLength=32
+	Target string `json:"target"`
+	// matchedCells is how many of its cells both runs have.
+	MatchedCells int32 `json:"matchedCells"`
+	// geomeanIOPSRatio is the geometric mean over matched cells of this
+	// run's total IOPS / the other's.
+	// +optional
+	// +kubebuilder:validation:MaxLength=24
+	GeomeanIOPSRatio string `json:"geomeanIOPSRatio,omitempty"`
+	// geomeanLatencyP99Ratio is the same for the p99 of all IOs.
+	// +optional
+	// +kubebuilder:validation:MaxLength=24
+	GeomeanLatencyP99Ratio string `json:"geomeanLatencyP99Ratio,omitempty"`
 }
 
 // CellBest names the target with the highest total IOPS in a cell.

@@ -98,6 +98,51 @@ type StorageBenchmarkSpec struct {
 	// +optional
 	// +kubebuilder:default={}
 	Timeouts Timeouts `json:"timeouts,omitempty"`
+
+	// compareTo names another completed run to compare this one with, cell
+	// by cell and target by target (same target and cell names): ratios and
+	// overheads as against the baseline, in the comparison ConfigMap and
+	// summed up in status.comparison.compareTo. Cells without a counterpart
+	// are listed, not guessed. Locally: `storagebench run --compare FILE`.
+	// +optional
+	CompareTo *CompareTo `json:"compareTo,omitempty"`
+}
+
+// CompareTo names the run a benchmark is compared with: a StorageBenchmark
+// in the same namespace, or a ConfigMap there holding a run's results as
+// `storagebench report -o json` or `run -o json` writes them (e.g. the same
+// benchmark run in a staging cluster).
+//
+// +kubebuilder:validation:XValidation:rule="has(self.benchmark) != has(self.configMap)",message="compareTo needs exactly one of benchmark or configMap"
+// +kubebuilder:validation:XValidation:rule="!has(self.key) || has(self.configMap)",message="compareTo.key is the configMap's key: it needs compareTo.configMap",fieldPath=".key"
+type CompareTo struct {
+	// benchmark is a completed StorageBenchmark in the same namespace.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Benchmark string `json:"benchmark,omitempty"`
+	// configMap is a ConfigMap in the same namespace with a run's results.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	ConfigMap string `json:"configMap,omitempty"`
+	// key of the configMap (data or binaryData) holding the results;
+	// default run-result.json.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Key string `json:"key,omitempty"`
+}
+
+// DefaultCompareToKey is the ConfigMap key compareTo reads by default.
+const DefaultCompareToKey = "run-result.json"
+
+// KeyOrDefault is the ConfigMap key to read.
+func (c *CompareTo) KeyOrDefault() string {
+	if c.Key == "" {
+		return DefaultCompareToKey
+	}
+	return c.Key
 }
 
 // TargetExecution orders the targets of a run.

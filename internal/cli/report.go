@@ -20,7 +20,7 @@ func init() { register(newReportCommand) }
 
 func newReportCommand() *cobra.Command {
 	var k kubeFlags
-	var file, output string
+	var file, output, compare string
 	cmd := &cobra.Command{
 		Use:   "report [NAME]",
 		Short: "Render a benchmark's results as a table, JSON or an HTML page with charts",
@@ -29,7 +29,8 @@ status and results ConfigMaps) or from a file written by 'storagebench run
 -o json' (-f FILE). Output: a terminal table with one column per read/write
 mix, the full results as JSON, or a self-contained HTML page with SVG charts.`,
 		Example: `  storagebench report quickstart -n default -o html > report.html
-  storagebench report -f result.json`,
+  storagebench report -f result.json
+  storagebench report -f today.json --compare last-quarter.json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if output != "table" && output != "json" && output != "html" {
@@ -48,12 +49,20 @@ mix, the full results as JSON, or a self-contained HTML page with SVG charts.`,
 			if err != nil {
 				return &ExitError{Code: exitUsage, Err: err}
 			}
+			if compare != "" {
+				other, err := readRunResult(compare)
+				if err != nil {
+					return &ExitError{Code: exitUsage, Err: fmt.Errorf("--compare: %w", err)}
+				}
+				compareRuns(rr, other, compare)
+			}
 			return writeRunResult(cmd.OutOrStdout(), rr, output)
 		},
 	}
 	k.add(cmd)
 	cmd.Flags().StringVarP(&file, "file", "f", "", "results written by 'storagebench run -o json'")
 	cmd.Flags().StringVarP(&output, "output", "o", "table", "output format: table, json or html")
+	cmd.Flags().StringVar(&compare, "compare", "", "another run's results (`run -o json`, `report -o json`) to compare with, cell by cell: the same target and cell names; the others are listed")
 	return cmd
 }
 

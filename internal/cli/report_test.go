@@ -66,3 +66,31 @@ func TestReportRefusesBadFilesWithAUsageErrorNamingFileAndProblem(t *testing.T) 
 		})
 	}
 }
+
+// report --compare relates a run to another one: here a real run to a copy
+// of itself, so every cell of both targets matches with ratios of 1.
+func TestReportComparesWithAnotherRun(t *testing.T) {
+	dir := t.TempDir()
+	this := filepath.Join(dir, "today.json")
+	if err := os.WriteFile(this, []byte(realResult(t)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "before.json")
+	if err := os.WriteFile(other, []byte(realResult(t)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := run(t, "report", "-f", this, "--compare", other)
+	if code != 0 || !strings.Contains(stdout, "Compared with file "+other) || strings.Contains(stdout, "not compared") {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if strings.Count(stdout, "(3 matched)") != 2 {
+		t.Errorf("want both targets with their 3 cells matched:\n%s", stdout)
+	}
+	code, stdout, _ = run(t, "report", "-f", this, "--compare", other, "-o", "json")
+	if code != 0 || !strings.Contains(stdout, `"compareTo": {`) || !strings.Contains(stdout, `"iopsRatio": "1"`) {
+		t.Errorf("-o json: exit %d, no compareTo with ratios of 1:\n%.2000s", code, stdout)
+	}
+	if code, _, stderr := run(t, "report", "-f", this, "--compare", filepath.Join(dir, "missing.json")); code != exitUsage || !strings.Contains(stderr, "--compare") {
+		t.Errorf("a missing --compare file: exit %d, %s", code, stderr)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
 	"github.com/storagebench/storagebench/internal/admission"
 	"github.com/storagebench/storagebench/internal/gate"
 	"github.com/storagebench/storagebench/internal/localrun"
@@ -29,6 +30,7 @@ type runOptions struct {
 	output  string
 	verbose bool
 	history []string
+	compare string
 }
 
 func newRunCommand() *cobra.Command {
@@ -57,6 +59,7 @@ failed or could not be judged, 3 usage error.`,
 	f.StringVar(&o.workdir, "workdir", "", "folder for the targets not mapped with --target (default: a temporary folder, removed afterwards; a folder you name is kept, so data sets can be reused)")
 	f.StringVarP(&o.output, "output", "o", "table", "output format: table, json or html")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "also print the clients' log lines on stderr")
+	f.StringVar(&o.compare, "compare", "", "another run's results (`run -o json` or `report -o json`) to compare this run with, cell by cell, as spec.compareTo does in a cluster")
 	f.StringArrayVar(&o.history, "history", nil, "an earlier run's results (`run -o json`) that thresholds with maxRegression against Previous or MedianOfLast compare with, as a schedule's earlier runs in a cluster (repeatable; ordered by their completion time)")
 	return cmd
 }
@@ -89,6 +92,12 @@ func runLocal(cmd *cobra.Command, o *runOptions) error {
 	if err != nil {
 		return &ExitError{Code: exitUsage, Err: err}
 	}
+	var other *results.RunResult
+	if o.compare != "" {
+		if other, err = readRunResult(o.compare); err != nil {
+			return &ExitError{Code: exitUsage, Err: fmt.Errorf("--compare: %w", err)}
+		}
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -101,6 +110,7 @@ func runLocal(cmd *cobra.Command, o *runOptions) error {
 	if rr == nil {
 		return &ExitError{Code: exitUsage, Err: runErr}
 	}
+	compareRuns(rr, other, o.compare)
 	if err := writeRunResult(cmd.OutOrStdout(), rr, o.output); err != nil {
 		return err
 	}
@@ -115,11 +125,7 @@ func runLocal(cmd *cobra.Command, o *runOptions) error {
 func readHistory(files []string) ([]results.EarlierRun, error) {
 	var history []results.EarlierRun
 	for _, file := range files {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			return nil, fmt.Errorf("--history: %w", err)
-		}
-		rr, err := results.DecodeRunResult(file, data)
+		rr, err := readRunResult(file)
 		if err != nil {
 			return nil, fmt.Errorf("--history: %w", err)
 		}
@@ -127,6 +133,20 @@ func readHistory(files []string) ([]results.EarlierRun, error) {
 	}
 	results.SortHistory(history)
 	return history, nil
+}
+
+// compareRuns relates rr to other (--compare FILE) as spec.compareTo does
+// in a cluster; without other, a spec.compareTo that only a cluster can
+// resolve says so in a warning.
+func compareRuns(rr, other *results.RunResult, file string) {
+	switch {
+	case other != nil:
+		source := fmt.Sprintf("file %s (benchmark %s, completed %s)", file, other.Benchmark, other.CompletionTime.UTC().Format("2006-01-02T15:04:05Z"))
+		rr.Outcome.CompareTo = results.CompareRuns(&rr.Spec, results.EarlierRunOf(rr).Targets, results.EarlierRunOf(other).Targets, source)
+	case rr.Spec.CompareTo != nil && rr.Outcome.CompareTo == nil:
+		rr.Outcome.Warnings = append(rr.Outcome.Warnings, sbv1.Warning{Reason: "CompareToUnavailable",
+			Message: "spec.compareTo names a run in a cluster: without a cluster, give its results with --compare FILE"})
+	}
 }
 
 // writeRunResult renders a run in the chosen format.

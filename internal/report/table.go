@@ -78,13 +78,18 @@ func writeOutcome(b *strings.Builder, rr *results.RunResult) {
 	if verdict == "" {
 		verdict = "none"
 	}
+	writeRunComparison(b, rr.CompareTo)
 	fmt.Fprintf(b, "Verdict: %s", verdict)
 	if len(rr.Spec.Thresholds) == 0 {
 		b.WriteString(" (no thresholds)")
 	}
 	b.WriteString("\n")
 	for _, v := range rr.Violations {
-		fmt.Fprintf(b, "  %-4s %s on %s, %s: %s = %s (limit %s)\n", v.Severity, v.Threshold, v.Target, v.Cell, v.Metric, v.Measured, v.Limit)
+		fmt.Fprintf(b, "  %-4s %s on %s, %s: %s = %s (limit %s)", v.Severity, v.Threshold, v.Target, v.Cell, v.Metric, v.Measured, v.Limit)
+		if v.ReferenceValue != "" {
+			fmt.Fprintf(b, ", then %s, now %s", v.ReferenceValue, v.Value)
+		}
+		b.WriteString("\n")
 	}
 	for _, u := range rr.Unevaluated {
 		fmt.Fprintf(b, "  not judged: %s\n", u)
@@ -102,6 +107,45 @@ func writeOutcome(b *strings.Builder, rr *results.RunResult) {
 			fmt.Fprintf(b, "  %s (%s): %s\n", w.Reason, where, w.Message)
 		}
 	}
+}
+
+// maxUnmatchedShown bounds the unmatched pairs the table names.
+const maxUnmatchedShown = 10
+
+// writeRunComparison prints the comparison with another run: per target
+// the geometric means over matched cells, per cell the ratios (this run /
+// the other), and what did not match.
+func writeRunComparison(b *strings.Builder, rc *sbv1.RunComparison) {
+	if rc == nil {
+		return
+	}
+	fmt.Fprintf(b, "Compared with %s (ratios: this run / that run):\n", rc.Source)
+	tw := tabwriter.NewWriter(b, 2, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "  target\tcell\tIOPS\tMiB/s\tp99\tthroughput overhead %\t")
+	for _, t := range rc.Targets {
+		fmt.Fprintf(tw, "  %s\t(%d matched)\t%s\t\t%s\t\t\n", t.Target, t.MatchedCells, orDash(t.GeomeanIOPSRatio), orDash(t.GeomeanLatencyP99Ratio))
+		for _, c := range rc.Cells {
+			if c.Delta.Target == t.Target {
+				fmt.Fprintf(tw, "  \t%s\t%s\t%s\t%s\t%s\t\n", c.Cell, c.Delta.IOPSRatio, c.Delta.BytesPerSecondRatio, c.Delta.LatencyRatio.P99, c.Delta.ThroughputOverheadPercent)
+			}
+		}
+	}
+	_ = tw.Flush()
+	if n := len(rc.Unmatched); n > 0 {
+		shown := rc.Unmatched[:min(n, maxUnmatchedShown)]
+		fmt.Fprintf(b, "  not compared (%d, no counterpart): %s", n, strings.Join(shown, "; "))
+		if n > len(shown) {
+			b.WriteString("; ...")
+		}
+		b.WriteString("\n")
+	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 // tableRow is one line of a target's block in a section: a label, a unit
