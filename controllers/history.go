@@ -17,11 +17,12 @@ import (
 )
 
 // readHistory reads the earlier completed runs of the schedule that created
-// b, oldest first, as many as its drift thresholds compare with. It returns
-// none for a benchmark without such thresholds or not created by a
-// schedule (those thresholds then warn NoHistory). An earlier target whose
-// results are gone or unreadable is left out: the past cannot fail today's
-// run, it can only leave a cell unjudged.
+// b from the same template, oldest first, as many as its drift thresholds
+// compare with; runs that failed to run (no target with results) do not
+// count. It returns none for a benchmark without such thresholds or not
+// created by a schedule (those thresholds then warn NoHistory). An earlier
+// target whose results are gone or unreadable is left out: the past cannot
+// fail today's run, it can only leave a cell unjudged.
 func (r *StorageBenchmarkReconciler) readHistory(ctx context.Context, b *sbv1.StorageBenchmark) ([]results.EarlierRun, error) {
 	wanted := 0
 	for i := range b.Spec.Thresholds {
@@ -35,12 +36,13 @@ func (r *StorageBenchmarkReconciler) readHistory(ctx context.Context, b *sbv1.St
 	if err := r.List(ctx, &list, client.InNamespace(b.Namespace), client.MatchingLabels{labelSchedule: b.Labels[labelSchedule]}); err != nil {
 		return nil, fmt.Errorf("listing the earlier runs of schedule %s: %w", b.Labels[labelSchedule], err)
 	}
-	own := scheduledTimeOf(b)
+	own, template := scheduledTimeOf(b), b.Annotations[annotationTemplateHash]
 	var earlier []*sbv1.StorageBenchmark
 	for i := range list.Items {
 		e := &list.Items[i]
-		if c := metav1.GetControllerOf(e); c != nil && c.UID == owner.UID && e.UID != b.UID &&
-			scheduledTimeOf(e).Before(own) && runOutcomeOf(e) != runActive {
+		if c := metav1.GetControllerOf(e); c != nil && c.UID == owner.UID && e.UID != b.UID && e.DeletionTimestamp.IsZero() &&
+			e.Annotations[annotationTemplateHash] == template && scheduledTimeOf(e).Before(own) &&
+			runOutcomeOf(e) != runActive && hasResults(e) {
 			earlier = append(earlier, e)
 		}
 	}
@@ -82,4 +84,14 @@ func (r *StorageBenchmarkReconciler) earlierRun(ctx context.Context, e *sbv1.Sto
 		run.Targets[t.Name] = tr
 	}
 	return run, nil
+}
+
+// hasResults reports whether a run stored results for some target.
+func hasResults(b *sbv1.StorageBenchmark) bool {
+	for _, t := range b.Status.Targets {
+		if t.State == sbv1.TargetSucceeded && t.ResultsConfigMap != "" {
+			return true
+		}
+	}
+	return false
 }

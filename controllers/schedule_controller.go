@@ -2,6 +2,9 @@ package controllers
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"time"
@@ -40,6 +43,7 @@ type StorageBenchmarkScheduleReconciler struct {
 
 // +kubebuilder:rbac:groups=storagebench.io,resources=storagebenchmarkschedules,verbs=get;list;watch
 // +kubebuilder:rbac:groups=storagebench.io,resources=storagebenchmarkschedules/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=storagebench.io,resources=storagebenchmarkschedules/finalizers,verbs=update
 // +kubebuilder:rbac:groups=storagebench.io,resources=storagebenchmarks,verbs=get;list;watch;create;delete
 
 // Reconcile creates the run that is due, deletes runs beyond the history
@@ -84,7 +88,7 @@ func (r *StorageBenchmarkScheduleReconciler) runsOf(ctx context.Context, s *sbv1
 	}
 	var out []*sbv1.StorageBenchmark
 	for i := range list.Items {
-		if b := &list.Items[i]; metav1.IsControlledBy(b, s) && b.DeletionTimestamp.IsZero() {
+		if b := &list.Items[i]; metav1.IsControlledBy(b, s) {
 			out = append(out, b)
 		}
 	}
@@ -115,7 +119,7 @@ func (r *StorageBenchmarkScheduleReconciler) decisionInput(s *sbv1.StorageBenchm
 	}
 	names := map[string]bool{}
 	for _, b := range runs {
-		in.runs = append(in.runs, scheduledRun{name: b.Name, scheduled: scheduledTimeOf(b), outcome: runOutcomeOf(b)})
+		in.runs = append(in.runs, scheduledRun{name: b.Name, scheduled: scheduledTimeOf(b), outcome: runOutcomeOf(b), deleting: !b.DeletionTimestamp.IsZero()})
 		names[b.Name] = true
 	}
 	in.existingRunOfTime = func(t time.Time) bool { return names[runName(s, t)] }
@@ -132,10 +136,12 @@ func runName(s *sbv1.StorageBenchmarkSchedule, scheduled time.Time) string {
 // run, delete runs beyond the history limits.
 func (r *StorageBenchmarkScheduleReconciler) apply(ctx context.Context, s *sbv1.StorageBenchmarkSchedule, d scheduleDecision) error {
 	for _, name := range d.stop {
-		if err := r.deleteRun(ctx, s, name); err != nil {
+		// In the foreground: the run stays, and holds the next one back,
+		// until the garbage collector has removed its Jobs and their pods.
+		if err := r.deleteRun(ctx, s, name, metav1.DeletePropagationForeground); err != nil {
 			return err
 		}
-		r.Recorder.Eventf(s, nil, corev1.EventTypeNormal, EventRunReplaced, "Replace", "run %s was still running when the next run was due: deleted (concurrencyPolicy Replace)", name)
+		r.Recorder.Eventf(s, nil, corev1.EventTypeNormal, EventRunReplaced, "Replace", "run %s was still running when the next run was due: deleted; the next run starts once its pods are gone (concurrencyPolicy Replace)", name)
 	}
 	if d.create != nil {
 		run := newScheduledRun(s, *d.create)
@@ -155,7 +161,7 @@ func (r *StorageBenchmarkScheduleReconciler) apply(ctx context.Context, s *sbv1.
 		r.Recorder.Eventf(s, nil, corev1.EventTypeWarning, EventRunSkipped, "Schedule", "%s", d.skipped)
 	}
 	for _, name := range d.trim {
-		if err := r.deleteRun(ctx, s, name); err != nil {
+		if err := r.deleteRun(ctx, s, name, metav1.DeletePropagationBackground); err != nil {
 			return err
 		}
 		r.Recorder.Eventf(s, nil, corev1.EventTypeNormal, EventRunDeleted, "Trim", "deleted run %s beyond the history limits", name)
@@ -163,11 +169,11 @@ func (r *StorageBenchmarkScheduleReconciler) apply(ctx context.Context, s *sbv1.
 	return nil
 }
 
-// deleteRun deletes a run and, in the background, what it owns (its
-// claims, pods and results ConfigMaps).
-func (r *StorageBenchmarkScheduleReconciler) deleteRun(ctx context.Context, s *sbv1.StorageBenchmarkSchedule, name string) error {
+// deleteRun deletes a run and what it owns (its claims, Jobs, pods and
+// results ConfigMaps), garbage collected as policy says.
+func (r *StorageBenchmarkScheduleReconciler) deleteRun(ctx context.Context, s *sbv1.StorageBenchmarkSchedule, name string, policy metav1.DeletionPropagation) error {
 	run := &sbv1.StorageBenchmark{ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: name}}
-	if err := r.Delete(ctx, run, client.PropagationPolicy(metav1.DeletePropagationBackground)); client.IgnoreNotFound(err) != nil {
+	if err := r.Delete(ctx, run, client.PropagationPolicy(policy)); client.IgnoreNotFound(err) != nil {
 		return fmt.Errorf("deleting run %s: %w", name, err)
 	}
 	return nil
@@ -186,10 +192,21 @@ func newScheduledRun(s *sbv1.StorageBenchmarkSchedule, scheduled time.Time) *sbv
 		annotations[k] = v
 	}
 	annotations[annotationScheduledTime] = scheduled.UTC().Format(time.RFC3339)
+	annotations[annotationTemplateHash] = templateHash(&s.Spec.Template.Spec)
 	return &sbv1.StorageBenchmark{
 		ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: runName(s, scheduled), Labels: labels, Annotations: annotations},
 		Spec:       *s.Spec.Template.Spec.DeepCopy(),
 	}
+}
+
+// templateHash is a short hash of a run's spec as the template gives it.
+func templateHash(spec *sbv1.StorageBenchmarkSpec) string {
+	data, err := json.Marshal(spec)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:8])
 }
 
 // invalidScheduleStatus marks a schedule whose spec cannot run: it makes

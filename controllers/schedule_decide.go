@@ -20,6 +20,9 @@ type scheduledRun struct {
 	scheduled time.Time
 	// outcome: runActive, runSucceeded or runFailed.
 	outcome runOutcome
+	// deleting: the run is being deleted (Replace stops an active run in
+	// the foreground: it stays until its pods are gone).
+	deleting bool
 }
 
 type runOutcome int
@@ -95,28 +98,52 @@ func decideSchedule(in scheduleInput) scheduleDecision {
 		d.skipped = "the run due at " + due.UTC().Format(time.RFC3339) + " missed its starting deadline of " + in.startingDeadline.String()
 		return d
 	}
-	active := activeRuns(in.runs)
-	if len(active) > 0 {
-		if in.concurrency != sbv1.ReplaceConcurrent {
-			d.waiting = true
-			return d
+	if stopping(in.runs) {
+		// A replaced run's pods may still do IO: the due run waits.
+		d.waiting = true
+		return d
+	}
+	if active := activeRuns(in.runs); len(active) > 0 {
+		if in.concurrency == sbv1.ReplaceConcurrent {
+			// Stopped now, replaced once they are gone (a later pass).
+			d.stop = active
 		}
-		d.stop = active
+		d.waiting = true
+		return d
 	}
 	d.create, d.handled = &due, &due
 	return d
+}
+
+// stopping reports whether an active run is being deleted.
+func stopping(runs []scheduledRun) bool {
+	for _, r := range runs {
+		if r.deleting && r.outcome == runActive {
+			return true
+		}
+	}
+	return false
 }
 
 // scheduledTimes walks the schedule's times from since: the latest one in
 // (since, now], if any, and the first one after now. Counting from since
 // (not from now) keeps "@every" schedules on the times their runs get.
 func scheduledTimes(s cron.Schedule, since, now time.Time) (due time.Time, found bool, next time.Time) {
-	t := s.Next(since)
+	first := s.Next(since)
+	t := first
 	for n := 0; !t.IsZero() && !t.After(now); n++ {
 		due, found = t, true
 		if n == maxMissedRuns {
-			// Too far behind to walk on: the next time counts from now.
-			return due, found, s.Next(now)
+			// Too far behind to walk on: jump ahead by whole intervals
+			// (as walked so far, which keeps an @every schedule's phase)
+			// to a few intervals before now, and walk from there, so that
+			// the time found is still the latest one.
+			interval := t.Sub(first) / time.Duration(n)
+			skip := now.Sub(t)/interval - 4
+			if interval <= 0 || skip <= 0 {
+				return due, found, s.Next(now)
+			}
+			return scheduledTimes(s, t.Add(skip*interval), now)
 		}
 		t = s.Next(t)
 	}
@@ -127,7 +154,7 @@ func scheduledTimes(s cron.Schedule, since, now time.Time) (due time.Time, found
 func activeRuns(runs []scheduledRun) []string {
 	var out []string
 	for _, r := range runs {
-		if r.outcome == runActive {
+		if r.outcome == runActive && !r.deleting {
 			out = append(out, r.name)
 		}
 	}
@@ -135,15 +162,28 @@ func activeRuns(runs []scheduledRun) []string {
 }
 
 // runsBeyondLimits are the completed runs older than the newest
-// successfulToKeep successful and failedToKeep failed ones.
+// successfulToKeep successful and failedToKeep failed ones. The newest
+// completed run is always kept, whatever the limits: status, Drifted and
+// the metrics describe it.
 func runsBeyondLimits(runs []scheduledRun, successfulToKeep, failedToKeep int) []string {
-	sorted := append([]scheduledRun(nil), runs...)
+	sorted := make([]scheduledRun, 0, len(runs))
+	for _, r := range runs {
+		if !r.deleting {
+			sorted = append(sorted, r)
+		}
+	}
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].scheduled.After(sorted[j].scheduled) })
 	kept := map[runOutcome]int{}
 	limit := map[runOutcome]int{runSucceeded: successfulToKeep, runFailed: failedToKeep}
 	var out []string
+	newestKept := false
 	for _, r := range sorted {
 		if r.outcome == runActive {
+			continue
+		}
+		if !newestKept {
+			newestKept = true
+			kept[r.outcome]++
 			continue
 		}
 		if kept[r.outcome] < limit[r.outcome] {

@@ -98,12 +98,26 @@ func TestForbidHoldsTheDueRunUntilTheActiveOneEnds(t *testing.T) {
 	}
 }
 
-func TestReplaceStopsTheActiveRun(t *testing.T) {
+func TestReplaceStopsTheActiveRunAndStartsOnceItIsGone(t *testing.T) {
 	in := everyTenMinutes(t, minute(20.2), run("r10", 10, runActive), run("r0", 0, runSucceeded))
 	in.since, in.concurrency = minute(10), sbv1.ReplaceConcurrent
 	d := decideSchedule(in)
-	if d.create == nil || !d.create.Equal(minute(20)) || len(d.stop) != 1 || d.stop[0] != "r10" {
-		t.Fatalf("Replace: create %v stop %v, want the 10:20 run replacing r10", d.create, d.stop)
+	if d.create != nil || len(d.stop) != 1 || d.stop[0] != "r10" || !d.waiting || d.handled != nil {
+		t.Fatalf("Replace: create %v stop %v waiting %v: want r10 stopped and the 10:20 run held", d.create, d.stop, d.waiting)
+	}
+	// While r10 is being deleted (its pods may still do IO), nothing starts.
+	deleting := run("r10", 10, runActive)
+	deleting.deleting = true
+	in = everyTenMinutes(t, minute(20.4), deleting, run("r0", 0, runSucceeded))
+	in.since, in.concurrency = minute(10), sbv1.ReplaceConcurrent
+	if d := decideSchedule(in); d.create != nil || len(d.stop) != 0 || !d.waiting {
+		t.Fatalf("while r10 is deleted: create %v stop %v waiting %v", d.create, d.stop, d.waiting)
+	}
+	// Gone: the 10:20 run starts.
+	in = everyTenMinutes(t, minute(20.6), run("r0", 0, runSucceeded))
+	in.since, in.concurrency = minute(10), sbv1.ReplaceConcurrent
+	if d := decideSchedule(in); d.create == nil || !d.create.Equal(minute(20)) {
+		t.Fatalf("after r10 is gone: create %v", d.create)
 	}
 }
 
@@ -125,8 +139,10 @@ func TestHistoryLimitsKeepTheNewestOfEachOutcome(t *testing.T) {
 	if strings.Join(got, ",") != "s1,s2,f1" {
 		t.Errorf("trimmed %v, want s1,s2,f1 (oldest first; the active run is never trimmed)", got)
 	}
-	if got := runsBeyondLimits(runs, 0, 0); len(got) != 7 {
-		t.Errorf("limits 0: trimmed %v, want every completed run", got)
+	// Limits of 0 still keep the newest completed run: status, Drifted
+	// and the metrics describe it.
+	if got := runsBeyondLimits(runs, 0, 0); strings.Join(got, ",") != "s1,s2,f1,s3,f2,s4" {
+		t.Errorf("limits 0: trimmed %v, want every completed run but the newest (s5)", got)
 	}
 }
 
@@ -156,5 +172,19 @@ func TestAnEveryScheduleCountsFromItsLastTimeNotFromNow(t *testing.T) {
 	in.schedule = sched
 	if d := decideSchedule(in); d.create != nil || !d.next.Equal(minute(24*60)) {
 		t.Fatalf("create %v, next %v: want none, and since + 24h", d.create, d.next)
+	}
+}
+
+func TestAScheduleFarBehindStillRunsOnlyItsLatestTime(t *testing.T) {
+	sched, err := cron.ParseStandard("@every 1m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Down for a year: half a million missed minutes, more than the walk
+	// takes; the run made up is still the latest one.
+	now := scheduleEpoch.Add(365 * 24 * time.Hour).Add(30 * time.Second)
+	due, found, next := scheduledTimes(sched, scheduleEpoch, now)
+	if !found || !due.Equal(now.Add(-30*time.Second)) || !next.Equal(due.Add(time.Minute)) {
+		t.Fatalf("due %v (found %v), next %v; want %v and a minute later", due, found, next, now.Add(-30*time.Second))
 	}
 }

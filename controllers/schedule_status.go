@@ -23,7 +23,6 @@ const (
 	ReasonLatestUnsure = "LatestRunInconclusive"
 	ReasonDrifted      = "Drifted"
 	ReasonNoDrift      = "NoDrift"
-	ReasonSuspended    = "Suspended"
 )
 
 // labelSchedule marks the runs a schedule created (its name, at most 52
@@ -32,6 +31,10 @@ const (
 const (
 	labelSchedule           = "storagebench.io/schedule"
 	annotationScheduledTime = "storagebench.io/scheduled-time"
+	// annotationTemplateHash identifies the template a run was made from:
+	// drift compares only runs of the same template (an edited template
+	// measures something else).
+	annotationTemplateHash = "storagebench.io/template-hash"
 )
 
 // runOutcomeOf says whether a run is still going, passed or failed: a run
@@ -84,6 +87,9 @@ func scheduleStatus(s *sbv1.StorageBenchmarkSchedule, runs []*sbv1.StorageBenchm
 	st.Runs, st.Active = nil, ""
 	var latest *sbv1.StorageBenchmark
 	for _, b := range sorted {
+		if !b.DeletionTimestamp.IsZero() {
+			continue // trimmed, or replaced
+		}
 		outcome := runOutcomeOf(b)
 		if outcome == runActive && st.Active == "" {
 			st.Active = b.Name
@@ -102,7 +108,7 @@ func scheduleStatus(s *sbv1.StorageBenchmarkSchedule, runs []*sbv1.StorageBenchm
 	if latest != nil {
 		st.LastVerdict = verdictOf(latest)
 	}
-	setScheduleConditions(&st, s.Generation, latest, d)
+	setScheduleConditions(&st, s.Generation, s.Spec.Suspend != nil && *s.Spec.Suspend, latest, d)
 	return st
 }
 
@@ -149,7 +155,9 @@ func drifts(b *sbv1.StorageBenchmark) []sbv1.Violation {
 	}
 	var out []sbv1.Violation
 	for _, v := range b.Status.Violations {
-		if history[v.Threshold] {
+		// The threshold's regression, not its other limits (they carry
+		// no reference value).
+		if history[v.Threshold] && v.ReferenceValue != "" && strings.HasSuffix(v.Metric, "RegressionPercent") {
 			out = append(out, v)
 		}
 	}
@@ -169,7 +177,7 @@ func driftMessage(run string, ds []sbv1.Violation) string {
 // setScheduleConditions: Reconciling while a run is active, Ready and
 // Stalled from the latest completed run's verdict, Drifted from its
 // history thresholds.
-func setScheduleConditions(st *sbv1.StorageBenchmarkScheduleStatus, generation int64, latest *sbv1.StorageBenchmark, d scheduleDecision) {
+func setScheduleConditions(st *sbv1.StorageBenchmarkScheduleStatus, generation int64, suspended bool, latest *sbv1.StorageBenchmark, d scheduleDecision) {
 	set := func(t string, status metav1.ConditionStatus, reason, message string) {
 		meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: t, Status: status, Reason: reason,
 			Message: truncate(message, maxConditionMessage), ObservedGeneration: generation})
@@ -179,8 +187,11 @@ func setScheduleConditions(st *sbv1.StorageBenchmarkScheduleStatus, generation i
 	} else {
 		meta.RemoveStatusCondition(&st.Conditions, sbv1.ConditionReconciling)
 	}
-	next := "suspended"
-	if !d.next.IsZero() {
+	next := "no next run: the schedule never fires again"
+	switch {
+	case suspended:
+		next = "suspended"
+	case !d.next.IsZero():
 		next = "next run at " + d.next.UTC().Format(time.RFC3339)
 	}
 	switch {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -16,6 +17,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
+	"github.com/storagebench/storagebench/results"
 )
 
 // dailySchedule runs a one-target, one-cell benchmark every 24 hours and
@@ -178,12 +180,9 @@ func TestScheduleRunsOnTimeKeepsItsHistoryAndReportsDrift(t *testing.T) {
 		t.Fatalf("after a restart: %d runs, want 1", len(runs))
 	}
 
-	// Run 2 measures with one client: half the IOPS of run 1.
-	s = getSchedule(t, ns, "nightly")
-	s.Spec.Template.Spec.Clients.Count = 1
-	if err := k8sClient.Update(context.Background(), s); err != nil {
-		t.Fatal(err)
-	}
+	// Run 1 is made twice as fast as it measured: run 2, measuring the
+	// same, has half its IOPS.
+	inflateResults(t, getBenchmark(t, ns, first), 2)
 	second := stepToNextRun(t, ns, "nightly")
 	runTarget(t, ns, second, "fast", 1)
 	got = waitForCompleted(t, ns, second)
@@ -269,6 +268,38 @@ func recordFixture(t *testing.T, ns, name, file string) {
 	}
 	if err := os.WriteFile(filepath.Join(dir, file), data, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// inflateResults multiplies a finished run's stored rates by factor, as if
+// it had measured faster storage.
+func inflateResults(t *testing.T, b *sbv1.StorageBenchmark, factor float64) {
+	t.Helper()
+	for _, ts := range b.Status.Targets {
+		cm := &corev1.ConfigMap{}
+		if err := k8sClient.Get(context.Background(), client.ObjectKey{Namespace: b.Namespace, Name: ts.ResultsConfigMap}, cm); err != nil {
+			t.Fatal(err)
+		}
+		tr, err := results.DecodeStored(cm.Data, cm.BinaryData)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range tr.Cells {
+			for j := range tr.Cells[i].Repetitions {
+				rep := &tr.Cells[i].Repetitions[j]
+				for _, d := range []*results.DirectionStats{rep.Read, rep.Write} {
+					if d != nil {
+						d.IOPS, d.BytesPerSecond = d.IOPS*factor, d.BytesPerSecond*factor
+					}
+				}
+			}
+		}
+		if cm.Data, cm.BinaryData, err = results.EncodeStored(tr); err != nil {
+			t.Fatal(err)
+		}
+		if err := k8sClient.Update(context.Background(), cm); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

@@ -57,6 +57,7 @@ type StorageBenchmarkReconciler struct {
 
 // +kubebuilder:rbac:groups=storagebench.io,resources=storagebenchmarks,verbs=get;list;watch
 // +kubebuilder:rbac:groups=storagebench.io,resources=storagebenchmarks/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=storagebench.io,resources=storagebenchmarks/finalizers,verbs=update
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=storage.k8s.io,resources=storageclasses,verbs=get
 // +kubebuilder:rbac:groups="",resources=persistentvolumeclaims,verbs=get;list;watch;create;delete

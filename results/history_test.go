@@ -117,3 +117,20 @@ func TestMedianOfAnEvenCountIsTheMidpoint(t *testing.T) {
 		t.Errorf("median = %v, want 7", got)
 	}
 }
+
+// A threshold's absolute limits are judged even when its maxRegression has
+// no past to compare with.
+func TestADriftThresholdWithoutHistoryStillJudgesItsOtherLimits(t *testing.T) {
+	spec, now := evalResults()
+	spec.Thresholds = []sbv1.Threshold{{Name: "both", Workload: "diskspd-write", MinIOPS: ptr.To[int64](1_000_000),
+		MaxRegression: &sbv1.Regression{Against: sbv1.AgainstPrevious, Percent: 1}}}
+	for name, history := range map[string][]EarlierRun{
+		"no history":           nil,
+		"no past for the cell": {{Name: "r0", Targets: map[string]*TargetResult{}}},
+	} {
+		ev := EvaluateWithHistory(spec, now, history)
+		if ev.Verdict != sbv1.VerdictFailed || len(ev.Violations) != 6 || len(ev.Warnings) != 1 || ev.Warnings[0].Reason != WarnNoHistory {
+			t.Errorf("%s: verdict %s, %d violations, warnings %v: want minIOPS broken on 2 targets x 3 cells and one NoHistory", name, ev.Verdict, len(ev.Violations), ev.Warnings)
+		}
+	}
+}

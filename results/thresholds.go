@@ -48,8 +48,7 @@ func EvaluateWithHistory(spec *sbv1.StorageBenchmarkSpec, results map[string]*Ta
 		}
 		if th.MaxRegression.AgainstHistory() && len(history) == 0 {
 			ev.Warnings = append(ev.Warnings, sbv1.Warning{Reason: WarnNoHistory, Message: truncateMessage(fmt.Sprintf(
-				"threshold %s compares with earlier runs (%s) and there is none yet: not judged in this run", name, th.MaxRegression.Against))})
-			continue
+				"threshold %s compares with earlier runs (%s) and there is none of this template yet: its maxRegression is not judged in this run (its other limits are)", name, th.MaxRegression.Against))})
 		}
 		var missing []string
 		for _, target := range thresholdTargets(spec, th) {
@@ -60,15 +59,17 @@ func EvaluateWithHistory(spec *sbv1.StorageBenchmarkSpec, results map[string]*Ta
 					continue
 				}
 				ref, ok := regressionReference(spec, th, results, history, target, cell.Name)
-				if !ok {
-					if th.MaxRegression.AgainstHistory() {
-						missing = append(missing, target+"/"+cell.Name)
-					} else {
-						ev.Unevaluated = append(ev.Unevaluated, fmt.Sprintf("threshold %s: no baseline result for cell %s", name, cell.Name))
-					}
+				switch {
+				case ok:
+				case !th.MaxRegression.AgainstHistory():
+					ev.Unevaluated = append(ev.Unevaluated, fmt.Sprintf("threshold %s: no baseline result for cell %s", name, cell.Name))
 					continue
+				case len(history) > 0:
+					// No past for this pair: the regression is not
+					// judged, the threshold's other limits are.
+					missing = append(missing, target+"/"+cell.Name)
 				}
-				for _, v := range check(th, rep, ref) {
+				for _, v := range check(th, rep, ref, ok) {
 					v.Threshold, v.Target, v.Cell = name, target, cell.Name
 					v.Severity = severity(th)
 					ev.Violations = append(ev.Violations, v)
@@ -171,8 +172,9 @@ func thresholdTargets(spec *sbv1.StorageBenchmarkSpec, th *sbv1.Threshold) []str
 }
 
 // check compares one cell run with one threshold's limits; ref is what a
-// maxRegression compares with (the baseline's value or history's).
-func check(th *sbv1.Threshold, rep *RepetitionResult, ref float64) []sbv1.Violation {
+// maxRegression compares with (the baseline's value or history's), judged
+// only when hasRef.
+func check(th *sbv1.Threshold, rep *RepetitionResult, ref float64, hasRef bool) []sbv1.Violation {
 	var out []sbv1.Violation
 	add := func(metric string, limit, measured float64, places int) {
 		out = append(out, sbv1.Violation{Metric: metric, Limit: Decimal(limit, places), Measured: Decimal(measured, places)})
@@ -202,7 +204,7 @@ func check(th *sbv1.Threshold, rep *RepetitionResult, ref float64) []sbv1.Violat
 			}
 		}
 	}
-	if r := th.MaxRegression; r != nil {
+	if r := th.MaxRegression; r != nil && hasRef {
 		metric, value := regressionMetric(r, totals)
 		var regression float64
 		if r.Metric == sbv1.RegressionLatency {

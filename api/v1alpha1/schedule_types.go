@@ -24,7 +24,7 @@ const (
 // +kubebuilder:resource:shortName=sbsched,categories=storagebench
 // +kubebuilder:printcolumn:name="Schedule",type=string,JSONPath=`.spec.schedule`
 // +kubebuilder:printcolumn:name="Suspend",type=boolean,JSONPath=`.spec.suspend`
-// +kubebuilder:printcolumn:name="Last Run",type=date,JSONPath=`.status.lastScheduleTime`
+// +kubebuilder:printcolumn:name="Last Run",type=date,JSONPath=`.status.runs[0].scheduledTime`
 // +kubebuilder:printcolumn:name="Last Verdict",type=string,JSONPath=`.status.lastVerdict`
 // +kubebuilder:printcolumn:name="Drifted",type=string,JSONPath=`.status.conditions[?(@.type=="Drifted")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
@@ -74,7 +74,9 @@ type StorageBenchmarkScheduleSpec struct {
 	StartingDeadlineSeconds *int64 `json:"startingDeadlineSeconds,omitempty"`
 
 	// concurrencyPolicy is what happens when a run is due while the
-	// previous one is still running: Forbid (default) skips the new one,
+	// previous one is still running: Forbid (default) holds the due run
+	// back until the running one ends (it then starts if still within
+	// startingDeadlineSeconds; a later scheduled time supersedes it),
 	// Replace deletes the running one and starts the new one. Two runs of
 	// one schedule never measure at once: they would load the same storage.
 	// +optional
@@ -95,7 +97,8 @@ type StorageBenchmarkScheduleSpec struct {
 	SuccessfulRunsHistoryLimit *int32 `json:"successfulRunsHistoryLimit,omitempty"`
 
 	// failedRunsHistoryLimit is how many runs that failed (to run, or their
-	// thresholds) to keep (default 1).
+	// thresholds) or were inconclusive to keep (default 1). The newest
+	// completed run is kept whatever the limits: status describes it.
 	// +optional
 	// +kubebuilder:default=1
 	// +kubebuilder:validation:Minimum=0
@@ -136,7 +139,7 @@ type TemplateMetadata struct {
 type ConcurrencyPolicy string
 
 const (
-	// ForbidConcurrent skips the run that is due.
+	// ForbidConcurrent holds the due run until the running one ends.
 	ForbidConcurrent ConcurrencyPolicy = "Forbid"
 	// ReplaceConcurrent deletes the running run and starts the due one.
 	ReplaceConcurrent ConcurrencyPolicy = "Replace"
@@ -160,7 +163,8 @@ type StorageBenchmarkScheduleStatus struct {
 	// +kubebuilder:validation:MaxItems=8
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 
-	// lastScheduleTime is the scheduled time of the latest run created.
+	// lastScheduleTime is the latest scheduled time handled: a run was
+	// created for it, or it was skipped past startingDeadlineSeconds.
 	// +optional
 	LastScheduleTime *metav1.Time `json:"lastScheduleTime,omitempty"`
 

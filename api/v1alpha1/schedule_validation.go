@@ -31,6 +31,10 @@ func (s *StorageBenchmarkScheduleSpec) ParseSchedule() (cron.Schedule, *time.Loc
 		return nil, nil, field.Invalid(field.NewPath("spec", "schedule"), s.Schedule,
 			fmt.Sprintf("not a cron schedule (minute hour day-of-month month day-of-week, or @hourly, @daily, @every 1h...): %v", err))
 	}
+	if every, ok := sched.(cron.ConstantDelaySchedule); ok && (every.Delay < time.Minute || every.Delay%time.Minute != 0) {
+		// Runs are named by the minute of their time, as a CronJob's Jobs.
+		return nil, nil, field.Invalid(field.NewPath("spec", "schedule"), s.Schedule, "@every takes whole minutes (at least 1m)")
+	}
 	return sched, loc, nil
 }
 
@@ -52,8 +56,15 @@ func (s *StorageBenchmarkScheduleSpec) Validate() field.ErrorList {
 	for i := range s.Template.Spec.Thresholds {
 		r := s.Template.Spec.Thresholds[i].MaxRegression
 		if r.AgainstHistory() && r.HistoryRuns() > kept {
-			errs = append(errs, field.Invalid(field.NewPath("spec", "template", "spec", "thresholds").Index(i).Child("maxRegression", "runs"), r.HistoryRuns(),
-				fmt.Sprintf("compares with %d earlier runs, but the schedule keeps at most %d (successfulRunsHistoryLimit + failedRunsHistoryLimit)", r.HistoryRuns(), kept)))
+			path := field.NewPath("spec", "template", "spec", "thresholds").Index(i).Child("maxRegression")
+			var value any = r.HistoryRuns()
+			if r.Runs != nil {
+				path = path.Child("runs")
+			} else {
+				path, value = path.Child("against"), string(r.Against)
+			}
+			errs = append(errs, field.Invalid(path, value,
+				fmt.Sprintf("compares with %d earlier run(s), but the schedule keeps at most %d (successfulRunsHistoryLimit + failedRunsHistoryLimit)", r.HistoryRuns(), kept)))
 		}
 	}
 	return errs

@@ -20,8 +20,13 @@ func TestScheduleValidateNamesTheFieldAndTheValue(t *testing.T) {
 		change func(*StorageBenchmarkScheduleSpec)
 		want   []string
 	}{
-		"not cron":         {func(s *StorageBenchmarkScheduleSpec) { s.Schedule = "nightly" }, []string{"spec.schedule", `"nightly"`, "not a cron schedule"}},
-		"six fields":       {func(s *StorageBenchmarkScheduleSpec) { s.Schedule = "0 0 3 * * *" }, []string{"spec.schedule", "not a cron schedule"}},
+		"not cron":       {func(s *StorageBenchmarkScheduleSpec) { s.Schedule = "nightly" }, []string{"spec.schedule", `"nightly"`, "not a cron schedule"}},
+		"six fields":     {func(s *StorageBenchmarkScheduleSpec) { s.Schedule = "0 0 3 * * *" }, []string{"spec.schedule", "not a cron schedule"}},
+		"@every seconds": {func(s *StorageBenchmarkScheduleSpec) { s.Schedule = "@every 90s" }, []string{"spec.schedule", `"@every 90s"`, "whole minutes"}},
+		"previous with no run kept": {func(s *StorageBenchmarkScheduleSpec) {
+			s.SuccessfulRunsHistoryLimit, s.FailedRunsHistoryLimit = ptr.To[int32](0), ptr.To[int32](0)
+			s.Template.Spec.Thresholds = []Threshold{{Workload: s.Template.Spec.Workloads[0].Name, MaxRegression: &Regression{Against: AgainstPrevious, Percent: 10}}}
+		}, []string{"spec.template.spec.thresholds[0].maxRegression.against", `"Previous"`, "keeps at most 0"}},
 		"zone in schedule": {func(s *StorageBenchmarkScheduleSpec) { s.Schedule = "CRON_TZ=UTC 0 3 * * *" }, []string{"spec.schedule", "set spec.timeZone"}},
 		"unknown zone":     {func(s *StorageBenchmarkScheduleSpec) { s.TimeZone = ptr.To("Mars/Olympus") }, []string{"spec.timeZone", `"Mars/Olympus"`, "IANA"}},
 		"template spec": {func(s *StorageBenchmarkScheduleSpec) {
@@ -31,7 +36,7 @@ func TestScheduleValidateNamesTheFieldAndTheValue(t *testing.T) {
 			s.SuccessfulRunsHistoryLimit, s.FailedRunsHistoryLimit = ptr.To[int32](2), ptr.To[int32](1)
 			s.Template.Spec.Thresholds = []Threshold{{Workload: s.Template.Spec.Workloads[0].Name,
 				MaxRegression: &Regression{Against: AgainstMedianOfLast, Runs: ptr.To[int32](5), Percent: 10}}}
-		}, []string{"spec.template.spec.thresholds[0].maxRegression.runs", "5 earlier runs", "keeps at most 3"}},
+		}, []string{"spec.template.spec.thresholds[0].maxRegression.runs", "5 earlier run(s)", "keeps at most 3"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			s := validSchedule()

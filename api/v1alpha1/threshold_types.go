@@ -133,11 +133,13 @@ type Regression struct {
 	// against is what the target is compared with: Baseline (spec.baseline
 	// in the same run), Previous (the same target and cell in the last
 	// completed run of the schedule that created this benchmark) or
-	// MedianOfLast (the median over the last `runs` completed runs of it).
-	// Against history, every target is judged, the baseline included; a run
-	// with no earlier run to compare with (the schedule's first, a
-	// benchmark no schedule created, `storagebench run` without --history)
-	// is not judged by it and gets a NoHistory warning.
+	// MedianOfLast (the median over the last `runs` completed runs of it),
+	// counting only earlier runs of the same template that stored results.
+	// Against history, every target is judged, the baseline included; with
+	// no earlier run to compare with (the schedule's first, a benchmark no
+	// schedule created, `storagebench run` without --history) the
+	// regression is not judged (the threshold's other limits are) and the
+	// run gets a NoHistory warning.
 	// +optional
 	// +kubebuilder:default=Baseline
 	Against RegressionReference `json:"against,omitempty"`

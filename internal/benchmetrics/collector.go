@@ -39,7 +39,9 @@ const scrapeTimeout = 10 * time.Second
 // Collector is a prometheus.Collector over the cluster's benchmarks.
 type Collector struct {
 	reader client.Reader
-	mu     sync.Mutex
+	// now is the clock schedules are read against (tests set it).
+	now func() time.Time
+	mu  sync.Mutex
 	// decoded keeps each results ConfigMap's decoded results by UID, with
 	// the resourceVersion they were decoded at.
 	decoded map[types.UID]decodedResults
@@ -53,7 +55,7 @@ type decodedResults struct {
 // New reads benchmarks, schedules and results ConfigMaps through reader
 // (the manager's cached client).
 func New(reader client.Reader) *Collector {
-	return &Collector{reader: reader, decoded: map[types.UID]decodedResults{}}
+	return &Collector{reader: reader, now: time.Now, decoded: map[types.UID]decodedResults{}}
 }
 
 // Describe sends every metric's description.
@@ -84,7 +86,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		c.collectRun(ctx, ch, run, seen)
 	}
 	for i := range schedules.Items {
-		collectSchedule(ch, &schedules.Items[i])
+		collectSchedule(ch, &schedules.Items[i], c.now())
 	}
 	c.forgetExcept(seen)
 }

@@ -2,6 +2,7 @@ package benchmetrics
 
 import (
 	"context"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/types"
@@ -40,11 +41,11 @@ var (
 		"1 for the run's verdict (Passed, Failed, Inconclusive), 0 for the others; Failed for a run that failed to run.",
 		append(append([]string(nil), runLabels...), "verdict"), nil)
 	scheduleLastRun = prometheus.NewDesc("storagebench_schedule_last_run_timestamp_seconds",
-		"Scheduled time of the newest run the schedule created, in seconds since 1970.", []string{"namespace", "schedule"}, nil)
+		"Scheduled time of the newest run the schedule keeps, in seconds since 1970 (absent before its first run).", []string{"namespace", "schedule"}, nil)
 	scheduleNext = prometheus.NewDesc("storagebench_schedule_next_run_timestamp_seconds",
 		"When the schedule's next run is due, in seconds since 1970 (absent while suspended).", []string{"namespace", "schedule"}, nil)
-	scheduleInterval = prometheus.NewDesc("storagebench_schedule_interval_seconds",
-		"Time between the schedule's next two runs (absent while suspended).", []string{"namespace", "schedule"}, nil)
+	scheduleBehind = prometheus.NewDesc("storagebench_schedule_runs_behind",
+		"Scheduled times since the schedule's newest run (or its creation) that have no run: held back, skipped past their deadline, or missed while the manager was down (0 while suspended; counted up to 1000).", []string{"namespace", "schedule"}, nil)
 	scheduleSuspended = prometheus.NewDesc("storagebench_schedule_suspended",
 		"1 when the schedule is suspended.", []string{"namespace", "schedule"}, nil)
 	scheduleDrifted = prometheus.NewDesc("storagebench_schedule_drifted",
@@ -52,7 +53,7 @@ var (
 )
 
 var allDescs = []*prometheus.Desc{cellIOPS, cellBytes, cellLatency, targetBound, targetReady, runDuration, runCompletion, runVerdict,
-	scheduleLastRun, scheduleNext, scheduleInterval, scheduleSuspended, scheduleDrifted}
+	scheduleLastRun, scheduleNext, scheduleBehind, scheduleSuspended, scheduleDrifted}
 
 // percentiles exported per direction, with the LatencyNs field of each.
 // The label is not "quantile": that one belongs to summaries, and these
@@ -135,25 +136,36 @@ func collectCells(ch chan<- prometheus.Metric, tid []string, tr *results.TargetR
 	}
 }
 
+// maxRunsBehind bounds the count of scheduled times without a run.
+const maxRunsBehind = 1000
+
 // collectSchedule sends a schedule's own series.
-func collectSchedule(ch chan<- prometheus.Metric, s *sbv1.StorageBenchmarkSchedule) {
+func collectSchedule(ch chan<- prometheus.Metric, s *sbv1.StorageBenchmarkSchedule, now time.Time) {
 	id := []string{s.Namespace, s.Name}
 	suspended := s.Spec.Suspend != nil && *s.Spec.Suspend
 	gauge(ch, scheduleSuspended, boolValue(suspended), id...)
-	gauge(ch, scheduleDrifted, boolValue(len(s.Status.Runs) > 0 && latestCompletedDrifted(s)), id...)
+	gauge(ch, scheduleDrifted, boolValue(latestCompletedDrifted(s)), id...)
+	since := s.CreationTimestamp.Time
 	if len(s.Status.Runs) > 0 {
-		gauge(ch, scheduleLastRun, float64(s.Status.Runs[0].ScheduledTime.Unix()), id...)
+		since = s.Status.Runs[0].ScheduledTime.Time
+		gauge(ch, scheduleLastRun, float64(since.Unix()), id...)
 	}
-	if s.Status.NextScheduleTime == nil || suspended {
+	if suspended {
+		gauge(ch, scheduleBehind, 0, id...)
 		return
 	}
-	next := s.Status.NextScheduleTime.Time
-	gauge(ch, scheduleNext, float64(next.Unix()), id...)
-	if sched, loc, err := s.Spec.ParseSchedule(); err == nil {
-		if after := sched.Next(next.In(loc)); !after.IsZero() {
-			gauge(ch, scheduleInterval, after.Sub(next).Seconds(), id...)
-		}
+	if s.Status.NextScheduleTime != nil {
+		gauge(ch, scheduleNext, float64(s.Status.NextScheduleTime.Unix()), id...)
 	}
+	sched, loc, err := s.Spec.ParseSchedule()
+	if err != nil {
+		return // invalid: the schedule's Stalled condition says why
+	}
+	behind := 0
+	for t := sched.Next(since.In(loc)); !t.IsZero() && !t.After(now) && behind < maxRunsBehind; t = sched.Next(t) {
+		behind++
+	}
+	gauge(ch, scheduleBehind, float64(behind), id...)
 }
 
 // latestCompletedDrifted reads the Drifted condition the schedule

@@ -103,6 +103,13 @@
 - apiGroups:
   - storagebench.io
   resources:
+  - storagebenchmarks/finalizers
+  - storagebenchmarkschedules/finalizers
+  verbs:
+  - update
+- apiGroups:
+  - storagebench.io
+  resources:
   - storagebenchmarks/status
   - storagebenchmarkschedules/status
   verbs:
