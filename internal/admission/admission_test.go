@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -428,19 +429,19 @@ spec:
 	}
 }
 
-// admitSchedule checks a schedule sample: the API server accepts it and
-// its Validate (the controller's checks) finds nothing.
-func admitSchedule(t *testing.T, data []byte) {
+// admitSample checks a sample of either kind: it matches the Go types, the
+// API server accepts it and validate (the controller's checks) finds
+// nothing.
+func admitSample(t *testing.T, data []byte, obj client.Object, validate func() field.ErrorList) {
 	t.Helper()
-	obj := &storagebenchv1alpha1.StorageBenchmarkSchedule{}
 	if err := yaml.UnmarshalStrict(data, obj); err != nil {
 		t.Fatalf("sample does not match the Go types: %v", err)
 	}
-	obj.Namespace = "default"
+	obj.SetNamespace("default")
 	if err := env.Client.Create(context.Background(), obj); err != nil {
 		t.Fatalf("sample rejected: %v", err)
 	}
-	if errs := obj.Spec.Validate(); len(errs) > 0 {
+	if errs := validate(); len(errs) > 0 {
 		t.Fatalf("sample fails the controller's checks: %v", errs.ToAggregate())
 	}
 }
@@ -462,20 +463,12 @@ func TestAdmissionAcceptsEverySample(t *testing.T) {
 				t.Fatal(err)
 			}
 			if strings.Contains(string(data), "\nkind: StorageBenchmarkSchedule\n") {
-				admitSchedule(t, data)
+				schedule := &storagebenchv1alpha1.StorageBenchmarkSchedule{}
+				admitSample(t, data, schedule, schedule.Spec.Validate)
 				return
 			}
 			obj := &storagebenchv1alpha1.StorageBenchmark{}
-			if err := yaml.UnmarshalStrict(data, obj); err != nil {
-				t.Fatalf("sample does not match the Go types: %v", err)
-			}
-			obj.Namespace = "default"
-			if err := env.Client.Create(context.Background(), obj); err != nil {
-				t.Fatalf("sample rejected: %v", err)
-			}
-			if errs := obj.Spec.Validate(); len(errs) > 0 {
-				t.Fatalf("sample fails the controller's checks: %v", errs.ToAggregate())
-			}
+			admitSample(t, data, obj, obj.Spec.Validate)
 			if _, err := admission.Admit(data); err != nil {
 				t.Fatalf("local admission refuses the sample: %v", err)
 			}

@@ -221,6 +221,22 @@ func TestADeletedBenchmarksSeriesDisappear(t *testing.T) {
 	}
 }
 
+// scrape is what the manager's registry serves: the collector over the
+// test cluster and the runs counter, one run counted.
+func scrape(t *testing.T) []*dto.MetricFamily {
+	t.Helper()
+	reg := prometheus.NewPedanticRegistry()
+	if err := Register(reg, newCollector(cluster(t))); err != nil {
+		t.Fatal(err)
+	}
+	RunsCompleted.WithLabelValues("ops", "Passed").Inc()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return families
+}
+
 // TestPromtoolAcceptsTheExposition runs `promtool check metrics` (names,
 // units, help, label conventions) on what a scrape returns. promtool is
 // built from its Go module (make promtool); the test skips without it
@@ -233,15 +249,7 @@ func TestPromtoolAcceptsTheExposition(t *testing.T) {
 		}
 		t.Skip("PROMTOOL not set (make test sets it)")
 	}
-	reg := prometheus.NewPedanticRegistry()
-	if err := Register(reg, newCollector(cluster(t))); err != nil {
-		t.Fatal(err)
-	}
-	RunsCompleted.WithLabelValues("ops", "Passed").Inc()
-	families, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
+	families := scrape(t)
 	var text bytes.Buffer
 	enc := expfmt.NewEncoder(&text, expfmt.NewFormat(expfmt.TypeTextPlain))
 	for _, f := range families {
@@ -265,15 +273,7 @@ func TestPromtoolAcceptsTheExposition(t *testing.T) {
 // shipped dashboard and alert rules (hack/tools/promtool) reads it to
 // refuse a query on a metric or label the manager does not export.
 func TestTheMetricsListIsCurrent(t *testing.T) {
-	reg := prometheus.NewPedanticRegistry()
-	if err := Register(reg, newCollector(cluster(t))); err != nil {
-		t.Fatal(err)
-	}
-	RunsCompleted.WithLabelValues("ops", "Passed").Inc()
-	families, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
+	families := scrape(t)
 	var want strings.Builder
 	want.WriteString("# Every metric the manager exports and its labels (internal/benchmetrics; TestTheMetricsListIsCurrent).\n")
 	for _, f := range families {

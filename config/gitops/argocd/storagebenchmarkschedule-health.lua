@@ -7,7 +7,9 @@
 -- Progressing no status yet, or a status of an older spec
 --
 -- Drift with severity Warn leaves the schedule Healthy and is named in the
--- message. Never Unknown; base library only, as the StorageBenchmark check.
+-- message. Never Unknown; base library only, as the StorageBenchmark check,
+-- whose generation and condition helpers this repeats: Argo CD runs each
+-- health script alone (no require in its sandbox).
 local hs = {}
 
 local generation = 0
