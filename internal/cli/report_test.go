@@ -90,6 +90,10 @@ func TestReportComparesWithAnotherRun(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, `"compareTo": {`) || !strings.Contains(stdout, `"iopsRatio": "1"`) {
 		t.Errorf("-o json: exit %d, no compareTo with ratios of 1:\n%.2000s", code, stdout)
 	}
+	code, stdout, _ = run(t, "report", "-f", this, "--compare", other, "-o", "html")
+	if code != 0 || !strings.Contains(stdout, "<h2>Compared with another run</h2>") || strings.Count(stdout, "<td>3</td>") < 2 {
+		t.Errorf("-o html: exit %d, no comparison section with both targets' 3 matched cells", code)
+	}
 	if code, _, stderr := run(t, "report", "-f", this, "--compare", filepath.Join(dir, "missing.json")); code != exitUsage || !strings.Contains(stderr, "--compare") {
 		t.Errorf("a missing --compare file: exit %d, %s", code, stderr)
 	}

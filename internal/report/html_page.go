@@ -225,9 +225,18 @@ svg .yl{font-size:10px;text-anchor:end} svg .unit{font-size:10px} svg .lg{font-s
 <div class="charts">{{range .Latency}}{{.}}{{end}}</div>
 <table>{{range $i, $row := .Table}}<tr>{{range $row}}{{if eq $i 0}}<th>{{.}}</th>{{else}}<td>{{.}}</td>{{end}}{{end}}</tr>{{end}}</table>
 {{end}}
+{{with .RR.CompareTo}}<h2>Compared with another run</h2>
+<p class="muted">{{.Source}}; ratios are this run / that run, for the same target and cell.</p>
+<table><tr><th>target</th><th>cells matched</th><th>geomean IOPS ratio</th><th>geomean p99 ratio</th></tr>
+{{range .Targets}}<tr><td>{{.Target}}</td><td>{{.MatchedCells}}</td><td>{{.GeomeanIOPSRatio}}</td><td>{{.GeomeanLatencyP99Ratio}}</td></tr>{{end}}
+</table>
+<table><tr><th>target</th><th>cell</th><th>IOPS ratio</th><th>MiB/s ratio</th><th>p99 ratio</th><th>throughput overhead %</th></tr>
+{{range .Cells}}<tr><td>{{.Delta.Target}}</td><td>{{.Cell}}</td><td>{{.Delta.IOPSRatio}}</td><td>{{.Delta.BytesPerSecondRatio}}</td><td>{{.Delta.LatencyRatio.P99}}</td><td>{{.Delta.ThroughputOverheadPercent}}</td></tr>{{end}}
+</table>
+{{if .Unmatched}}<p>Not compared (no counterpart): {{range $i, $u := .Unmatched}}{{if $i}}; {{end}}{{$u}}{{end}}</p>{{end}}{{end}}
 {{if .RR.Violations}}<h2>Threshold violations</h2>
-<table><tr><th>threshold</th><th>severity</th><th>target</th><th>cell</th><th>metric</th><th>limit</th><th>measured</th></tr>
-{{range .RR.Violations}}<tr><td>{{.Threshold}}</td><td>{{.Severity}}</td><td>{{.Target}}</td><td>{{.Cell}}</td><td>{{.Metric}}</td><td>{{.Limit}}</td><td>{{.Measured}}</td></tr>{{end}}
+<table><tr><th>threshold</th><th>severity</th><th>target</th><th>cell</th><th>metric</th><th>limit</th><th>measured</th><th>then</th><th>now</th></tr>
+{{range .RR.Violations}}<tr><td>{{.Threshold}}</td><td>{{.Severity}}</td><td>{{.Target}}</td><td>{{.Cell}}</td><td>{{.Metric}}</td><td>{{.Limit}}</td><td>{{.Measured}}</td><td>{{.ReferenceValue}}</td><td>{{.Value}}</td></tr>{{end}}
 </table>{{end}}
 {{if .Warnings}}<h2>Warnings</h2><ul>{{range .Warnings}}<li><b>{{.Reason}}</b> {{.Target}}{{if .Cell}}/{{.Cell}}{{end}}: {{.Message}}</li>{{end}}</ul>{{end}}
 </body></html>
