@@ -149,8 +149,12 @@ func TestJobFilesMeanWhatTheyMeanToFio(t *testing.T) {
 // A job after a stonewall starts once every job before it has finished.
 func TestAStonewallJobStartsAfterTheJobsBeforeItEnd(t *testing.T) {
 	dir := t.TempDir()
+	// The first two jobs run for a fixed time, so that they overlap however
+	// late the machine (a loaded CI) schedules the second one: sized jobs of
+	// a few hundred KiB ended before it started.
 	jobs, opts, err := ParseArgs([]string{"--directory=" + dir, "--ioengine=psync", "--rw=write", "--bs=4k",
-		"--name=first", "--size=256k", "--name=beside", "--size=128k", "--name=after", "--size=64k", "--stonewall"})
+		"--name=first", "--size=256k", "--time_based", "--runtime=500ms", "--name=beside", "--size=128k", "--time_based", "--runtime=500ms",
+		"--name=after", "--size=64k", "--stonewall"})
 	if err != nil {
 		t.Fatal(err)
 	}
