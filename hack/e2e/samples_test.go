@@ -3,6 +3,8 @@
 package e2e
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,6 +79,10 @@ func TestEverySampleCompletes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if strings.Contains(string(data), "\nkind: StorageBenchmarkSchedule\n") {
+				scheduleSampleRuns(t, data)
+				return
+			}
 			b := &sbv1.StorageBenchmark{}
 			if err := yaml.UnmarshalStrict(data, b); err != nil {
 				t.Fatal(err)
@@ -88,4 +94,38 @@ func TestEverySampleCompletes(t *testing.T) {
 			t.Logf("%s: verdict %s, %d cells x %d targets, %d warnings", b.Name, got.Status.Verdict, len(got.Spec.Cells()), len(got.Spec.Targets), len(got.Status.Warnings))
 		})
 	}
+}
+
+// scheduleSampleRuns applies a schedule sample with its template scaled
+// down as the benchmark samples are, due every minute instead of at its
+// published time (its time zone and deadline stay), and waits for its
+// first run to complete and show in the schedule's status.
+func scheduleSampleRuns(t *testing.T, data []byte) {
+	t.Helper()
+	s := &sbv1.StorageBenchmarkSchedule{}
+	if err := yaml.UnmarshalStrict(data, s); err != nil {
+		t.Fatal(err)
+	}
+	b := &sbv1.StorageBenchmark{Spec: s.Spec.Template.Spec}
+	scaleDown(b)
+	s.Spec.Template.Spec = b.Spec
+	s.Spec.Schedule = "* * * * *"
+	s.Namespace = benchNamespace(t, "sample")
+	if err := k8s.Create(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	var st sbv1.StorageBenchmarkScheduleStatus
+	waitFor(t, 5*time.Minute, s.Name+"'s first run", func() error {
+		st = getSchedule(t, s.Namespace, s.Name).Status
+		if len(st.Runs) == 0 || st.Runs[len(st.Runs)-1].Verdict == "" {
+			return fmt.Errorf("status %+v", st)
+		}
+		return nil
+	})
+	suspend(t, s.Namespace, s.Name, true)
+	first := st.Runs[len(st.Runs)-1]
+	if run := get(t, s.Namespace, first.Name); run.Status.Verdict == "" {
+		t.Fatalf("run %s completed without results: %s", first.Name, describeConditions(run))
+	}
+	t.Logf("%s: first run %s for %s, verdict %s, targets %+v", s.Name, first.Name, first.ScheduledTime.UTC().Format(time.RFC3339), first.Verdict, first.Targets)
 }
