@@ -29,24 +29,24 @@ func (r *StorageBenchmarkReconciler) readHistory(ctx context.Context, b *sbv1.St
 		wanted = max(wanted, b.Spec.Thresholds[i].MaxRegression.HistoryRuns())
 	}
 	owner := metav1.GetControllerOf(b)
-	if wanted == 0 || owner == nil || owner.Kind != "StorageBenchmarkSchedule" || b.Labels[labelSchedule] == "" {
+	if wanted == 0 || owner == nil || owner.Kind != "StorageBenchmarkSchedule" || b.Labels[sbv1.LabelSchedule] == "" {
 		return nil, nil
 	}
 	var list sbv1.StorageBenchmarkList
-	if err := r.List(ctx, &list, client.InNamespace(b.Namespace), client.MatchingLabels{labelSchedule: b.Labels[labelSchedule]}); err != nil {
-		return nil, fmt.Errorf("listing the earlier runs of schedule %s: %w", b.Labels[labelSchedule], err)
+	if err := r.List(ctx, &list, client.InNamespace(b.Namespace), client.MatchingLabels{sbv1.LabelSchedule: b.Labels[sbv1.LabelSchedule]}); err != nil {
+		return nil, fmt.Errorf("listing the earlier runs of schedule %s: %w", b.Labels[sbv1.LabelSchedule], err)
 	}
-	own, template := scheduledTimeOf(b), b.Annotations[annotationTemplateHash]
+	own, template := b.ScheduledTime(), b.Annotations[sbv1.AnnotationTemplateHash]
 	var earlier []*sbv1.StorageBenchmark
 	for i := range list.Items {
 		e := &list.Items[i]
 		if c := metav1.GetControllerOf(e); c != nil && c.UID == owner.UID && e.UID != b.UID && e.DeletionTimestamp.IsZero() &&
-			e.Annotations[annotationTemplateHash] == template && scheduledTimeOf(e).Before(own) &&
+			e.Annotations[sbv1.AnnotationTemplateHash] == template && e.ScheduledTime().Before(own) &&
 			runOutcomeOf(e) != runActive && hasResults(e) {
 			earlier = append(earlier, e)
 		}
 	}
-	sort.Slice(earlier, func(i, j int) bool { return scheduledTimeOf(earlier[i]).After(scheduledTimeOf(earlier[j])) })
+	sort.Slice(earlier, func(i, j int) bool { return earlier[i].ScheduledTime().After(earlier[j].ScheduledTime()) })
 	if len(earlier) > wanted {
 		earlier = earlier[:wanted]
 	}
@@ -64,7 +64,7 @@ func (r *StorageBenchmarkReconciler) readHistory(ctx context.Context, b *sbv1.St
 
 // earlierRun reads one earlier run's stored results.
 func (r *StorageBenchmarkReconciler) earlierRun(ctx context.Context, e *sbv1.StorageBenchmark) (results.EarlierRun, error) {
-	run := results.EarlierRun{Name: e.Name, Time: scheduledTimeOf(e), Targets: map[string]*results.TargetResult{}}
+	run := results.EarlierRun{Name: e.Name, Time: e.ScheduledTime(), Targets: map[string]*results.TargetResult{}}
 	for _, t := range e.Status.Targets {
 		if t.State != sbv1.TargetSucceeded || t.ResultsConfigMap == "" {
 			continue

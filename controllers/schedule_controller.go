@@ -83,7 +83,7 @@ func (r *StorageBenchmarkScheduleReconciler) Reconcile(ctx context.Context, req 
 // runsOf lists the schedule's runs (the benchmarks it controls).
 func (r *StorageBenchmarkScheduleReconciler) runsOf(ctx context.Context, s *sbv1.StorageBenchmarkSchedule) ([]*sbv1.StorageBenchmark, error) {
 	var list sbv1.StorageBenchmarkList
-	if err := r.List(ctx, &list, client.InNamespace(s.Namespace), client.MatchingLabels{labelSchedule: s.Name}); err != nil {
+	if err := r.List(ctx, &list, client.InNamespace(s.Namespace), client.MatchingLabels{sbv1.LabelSchedule: s.Name}); err != nil {
 		return nil, fmt.Errorf("listing the runs of schedule %s: %w", s.Name, err)
 	}
 	var out []*sbv1.StorageBenchmark
@@ -119,7 +119,7 @@ func (r *StorageBenchmarkScheduleReconciler) decisionInput(s *sbv1.StorageBenchm
 	}
 	names := map[string]bool{}
 	for _, b := range runs {
-		in.runs = append(in.runs, scheduledRun{name: b.Name, scheduled: scheduledTimeOf(b), outcome: runOutcomeOf(b), deleting: !b.DeletionTimestamp.IsZero()})
+		in.runs = append(in.runs, scheduledRun{name: b.Name, scheduled: b.ScheduledTime(), outcome: runOutcomeOf(b), deleting: !b.DeletionTimestamp.IsZero()})
 		names[b.Name] = true
 	}
 	in.existingRunOfTime = func(t time.Time) bool { return names[runName(s, t)] }
@@ -186,13 +186,13 @@ func newScheduledRun(s *sbv1.StorageBenchmarkSchedule, scheduled time.Time) *sbv
 	for k, v := range s.Spec.Template.Metadata.Labels {
 		labels[k] = v
 	}
-	labels[labelSchedule] = s.Name
+	labels[sbv1.LabelSchedule] = s.Name
 	annotations := map[string]string{}
 	for k, v := range s.Spec.Template.Metadata.Annotations {
 		annotations[k] = v
 	}
-	annotations[annotationScheduledTime] = scheduled.UTC().Format(time.RFC3339)
-	annotations[annotationTemplateHash] = templateHash(&s.Spec.Template.Spec)
+	annotations[sbv1.AnnotationScheduledTime] = scheduled.UTC().Format(time.RFC3339)
+	annotations[sbv1.AnnotationTemplateHash] = templateHash(&s.Spec.Template.Spec)
 	return &sbv1.StorageBenchmark{
 		ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: runName(s, scheduled), Labels: labels, Annotations: annotations},
 		Spec:       *s.Spec.Template.Spec.DeepCopy(),

@@ -25,38 +25,15 @@ const (
 	ReasonNoDrift      = "NoDrift"
 )
 
-// labelSchedule marks the runs a schedule created (its name, at most 52
-// characters, is a valid label value); annotationScheduledTime holds the
-// time each was created for.
-const (
-	labelSchedule           = "storagebench.io/schedule"
-	annotationScheduledTime = "storagebench.io/scheduled-time"
-	// annotationTemplateHash identifies the template a run was made from:
-	// drift compares only runs of the same template (an edited template
-	// measures something else).
-	annotationTemplateHash = "storagebench.io/template-hash"
-)
-
-// runOutcomeOf says whether a run is still going, passed or failed: a run
-// is complete when its Completed condition is True for its generation.
+// runOutcomeOf says whether a run is still going, passed or failed.
 func runOutcomeOf(b *sbv1.StorageBenchmark) runOutcome {
-	c := meta.FindStatusCondition(b.Status.Conditions, sbv1.ConditionCompleted)
-	if c == nil || c.Status != metav1.ConditionTrue || c.ObservedGeneration != b.Generation || b.Status.ObservedGeneration != b.Generation {
+	if !b.RunCompleted() {
 		return runActive
 	}
 	if b.Status.Verdict == sbv1.VerdictPassed && !meta.IsStatusConditionTrue(b.Status.Conditions, sbv1.ConditionStalled) {
 		return runSucceeded
 	}
 	return runFailed
-}
-
-// scheduledTimeOf is the time a run was created for (its annotation; its
-// creation time if the annotation was removed).
-func scheduledTimeOf(b *sbv1.StorageBenchmark) time.Time {
-	if t, err := time.Parse(time.RFC3339, b.Annotations[annotationScheduledTime]); err == nil {
-		return t
-	}
-	return b.CreationTimestamp.Time
 }
 
 // verdictOf is a completed run's verdict; a run that failed to run has
@@ -83,7 +60,7 @@ func scheduleStatus(s *sbv1.StorageBenchmarkSchedule, runs []*sbv1.StorageBenchm
 		st.NextScheduleTime = &t
 	}
 	sorted := append([]*sbv1.StorageBenchmark(nil), runs...)
-	sort.SliceStable(sorted, func(i, j int) bool { return scheduledTimeOf(sorted[i]).After(scheduledTimeOf(sorted[j])) })
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].ScheduledTime().After(sorted[j].ScheduledTime()) })
 	st.Runs, st.Active = nil, ""
 	var latest *sbv1.StorageBenchmark
 	for _, b := range sorted {
@@ -113,7 +90,7 @@ func scheduleStatus(s *sbv1.StorageBenchmarkSchedule, runs []*sbv1.StorageBenchm
 }
 
 func scheduledRunOf(b *sbv1.StorageBenchmark, outcome runOutcome) sbv1.ScheduledRun {
-	run := sbv1.ScheduledRun{Name: b.Name, ScheduledTime: metav1.NewTime(scheduledTimeOf(b))}
+	run := sbv1.ScheduledRun{Name: b.Name, ScheduledTime: metav1.NewTime(b.ScheduledTime())}
 	if outcome == runActive {
 		return run
 	}

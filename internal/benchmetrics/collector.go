@@ -15,7 +15,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -29,9 +28,6 @@ const (
 	kindBenchmark = "StorageBenchmark"
 	kindSchedule  = "StorageBenchmarkSchedule"
 )
-
-// labelSchedule marks the runs a schedule created (controllers' label).
-const labelSchedule = "storagebench.io/schedule"
 
 // scrapeTimeout bounds one scrape's reads from the cache.
 const scrapeTimeout = 10 * time.Second
@@ -121,7 +117,7 @@ func latestRuns(benchmarks []sbv1.StorageBenchmark, schedules []sbv1.StorageBenc
 		if schedulesByUID[owner.UID] == nil {
 			continue // its schedule is being deleted, and it with it
 		}
-		if cur := newest[owner.UID]; cur == nil || scheduledTime(b).After(scheduledTime(cur)) {
+		if cur := newest[owner.UID]; cur == nil || b.ScheduledTime().After(cur.ScheduledTime()) {
 			newest[owner.UID] = b
 		}
 	}
@@ -139,16 +135,7 @@ func latestRuns(benchmarks []sbv1.StorageBenchmark, schedules []sbv1.StorageBenc
 
 // completed: the run for the benchmark's current generation ended.
 func completed(b *sbv1.StorageBenchmark) bool {
-	c := meta.FindStatusCondition(b.Status.Conditions, sbv1.ConditionCompleted)
-	return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == b.Generation &&
-		b.Status.ObservedGeneration == b.Generation && b.Status.CompletionTime != nil
-}
-
-func scheduledTime(b *sbv1.StorageBenchmark) time.Time {
-	if t, err := time.Parse(time.RFC3339, b.Annotations["storagebench.io/scheduled-time"]); err == nil {
-		return t
-	}
-	return b.CreationTimestamp.Time
+	return b.RunCompleted() && b.Status.CompletionTime != nil
 }
 
 // targetResults reads (or recalls) a target's full results and marks

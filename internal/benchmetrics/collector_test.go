@@ -71,8 +71,8 @@ func completedRun(t *testing.T, rr *results.RunResult, ns, name string, end time
 
 func ofSchedule(s *sbv1.StorageBenchmarkSchedule, scheduled time.Time, objs []client.Object) []client.Object {
 	b := objs[0].(*sbv1.StorageBenchmark)
-	b.Labels = map[string]string{labelSchedule: s.Name}
-	b.Annotations = map[string]string{"storagebench.io/scheduled-time": scheduled.Format(time.RFC3339)}
+	b.Labels = map[string]string{sbv1.LabelSchedule: s.Name}
+	b.Annotations = map[string]string{sbv1.AnnotationScheduledTime: scheduled.Format(time.RFC3339)}
 	b.OwnerReferences = []metav1.OwnerReference{{APIVersion: sbv1.GroupVersion.String(), Kind: kindSchedule, Name: s.Name, UID: s.UID, Controller: ptr.To(true)}}
 	return objs
 }
