@@ -25,7 +25,7 @@ STATICCHECK ?= $(TOOLS_BIN)/staticcheck-$(STATICCHECK_VERSION)
 # Modules with code of their own (vetted and linted); every module's go.mod
 # is checked for tidiness.
 CODE_MODULES := . hack/image hack/local-cluster hack/tools/promtool
-ALL_MODULES := $(CODE_MODULES) hack/k8s hack/tools/helm
+ALL_MODULES := $(CODE_MODULES) hack/k8s hack/tools/helm hack/tools/local-path-provisioner
 CHART := charts/storagebench
 
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)

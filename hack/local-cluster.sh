@@ -30,6 +30,9 @@ Commands:
                      STORAGEBENCH_CLASSES): the harness sets them at once in every cgroup,
                      running pods included, and the class's storagebench.dev/iops-cap and
                      bandwidth-cap-bytes annotations follow. For drift tests; down forgets it.
+  provisioner stop|start
+                     kill (SIGKILL, as a crash would) or restart the cluster's dynamic
+                     provisioner (local-path-provisioner), for tests of stalled provisioning.
   smoke              smoke test of a running cluster: restricted-PSS Jobs on every class
                      (filesystem and block PVs, and 2 pods sharing one RWX claim), 4 KiB
                      O_DIRECT random read/write IOPS vs the caps, io_uring availability.
@@ -40,7 +43,11 @@ Environment (defaults in brackets):
                               optional Ki/Mi/Gi or k/M/G suffix
                               [fast:0,capped-8000:8000,capped-1500:1500]
   STORAGEBENCH_CLASS_SIZE     size of each class's ext4 loop device (sparse) [2Gi]
-  STORAGEBENCH_PVS_PER_CLASS  filesystem PVs per class, capacity = 90% of size / count [8]
+  STORAGEBENCH_PVS_PER_CLASS  static ReadWriteMany filesystem PVs per class (ReadWriteOnce claims
+                              are provisioned dynamically), capacity = 90% of size / count [4]
+  STORAGEBENCH_GLUSTER        name:iops[:bandwidth] of the GlusterFS class (a network file system
+                              for shared claims; the caps are its brick device's), or none
+                              [gluster:2000]
   STORAGEBENCH_BLOCK_PV_SIZE  size of each class's raw-block PV (a second loop device) [256Mi]
   STORAGEBENCH_BACKING        memory: the loop devices' backing files live on a tmpfs under the
                               state folder (RAM is only used as data is written; the device is
@@ -61,10 +68,11 @@ repo=$(cd "$here/.." && pwd)
 state=${STORAGEBENCH_CLUSTER_DIR:-/var/lib/storagebench-cluster}
 classes_spec=${STORAGEBENCH_CLASSES:-fast:0,capped-8000:8000,capped-1500:1500}
 class_size=${STORAGEBENCH_CLASS_SIZE:-2Gi}
-pvs_per_class=${STORAGEBENCH_PVS_PER_CLASS:-8}
+pvs_per_class=${STORAGEBENCH_PVS_PER_CLASS:-4}
 block_pv_size=${STORAGEBENCH_BLOCK_PV_SIZE:-256Mi}
 backing=${STORAGEBENCH_BACKING:-memory}
 cap_scope=${STORAGEBENCH_CAP_SCOPE:-device}
+gluster_spec=${STORAGEBENCH_GLUSTER:-gluster:2000}
 apiserver_port=${STORAGEBENCH_APISERVER_PORT:-6443}
 kv_port=${STORAGEBENCH_ETCD_PORT:-2379} # not ETCD_*: etcd reads those as flags
 kv_peer_port=$((kv_port + 1))
@@ -84,8 +92,24 @@ service_ip=10.124.0.1 # first address of service_cidr: the kubernetes Service
 pause_image=localhost/storagebench/pause:3.10-local
 shared_blkio_cgroup=storagebench-local-cluster
 label_key=storagebench.dev/local-cluster
+# Dynamic provisioning: rancher's local-path-provisioner (kind's and k3s's
+# default), under its upstream provisioner name, namespace and account.
+lpp_name=rancher.io/local-path
+lpp_namespace=local-path-storage
+lpp_service_account=local-path-provisioner-service-account
+# The network file system class: GlusterFS's glusterd and brick in a network
+# namespace of ours (glusterd refuses bricks on 127.0.0.0/8), reached from
+# the host over a veth pair; the host mounts the volume with the FUSE client.
+gluster_netns=sbgluster
+gluster_veth_host=sbgl0
+gluster_veth_ns=sbgl1
+gluster_host_addr=10.125.0.1
+gluster_server_addr=10.125.0.2
+gluster_volume=sbvol
+lpp_version=$(awk '$1 == "github.com/rancher/local-path-provisioner" {print $2}' "$(dirname "${BASH_SOURCE[0]}")/tools/local-path-provisioner/go.mod")
 
-components=(etcd kube-apiserver kube-controller-manager kube-scheduler containerd harness kubelet)
+components=(etcd kube-apiserver kube-controller-manager kube-scheduler containerd harness kubelet local-path-provisioner)
+[ "$gluster_spec" = none ] || components+=(glusterd)
 
 pki=$state/pki
 run=$state/run
@@ -194,11 +218,12 @@ stop() {
 # ------------------------------------------------------------------ install
 
 install_packages() {
-  local missing=() cmd pkg
+  local missing=() cmd pkg gluster_packages=
+  [ "$gluster_spec" = none ] || gluster_packages="glusterd:glusterfs-server gluster:glusterfs-server mount.glusterfs:glusterfs-client"
   for pair in containerd:containerd runc:runc ctr:containerd containerd-shim-runc-v2:containerd \
     /usr/lib/cni/bridge:containernetworking-plugins /usr/lib/cni/host-local:containernetworking-plugins \
     /usr/lib/cni/loopback:containernetworking-plugins mkfs.ext4:e2fsprogs losetup:mount \
-    mount:mount setsid:util-linux lsblk:util-linux ip:iproute2 curl:curl; do
+    mount:mount setsid:util-linux lsblk:util-linux ip:iproute2 curl:curl /bin/busybox:busybox-static $gluster_packages; do
     cmd=${pair%%:*} pkg=${pair#*:}
     if [[ $cmd == /* ]]; then [ -x "$cmd" ] && continue; else command -v "$cmd" >/dev/null && continue; fi
     [[ " ${missing[*]} " == *" $pkg "* ]] || missing+=("$pkg")
@@ -223,6 +248,18 @@ install_packages() {
 
 # ------------------------------------------------------------------- builds
 
+# local_path_settings: where the provisioner's binary and helper image are.
+# The helper pods run sh, mkdir and rm: Debian's static busybox (its sh runs
+# the applets without links) is the image's /bin/sh, tagged by its version.
+local_path_settings() {
+  local bb
+  lpp_bin=$tools_bin/local-path-provisioner-$lpp_version
+  bb=$(/bin/busybox 2>&1 | awk 'NR == 1 {sub(/^v/, "", $2); print $2}')
+  [[ $bb =~ ^[0-9][0-9.]*$ ]] || die "cannot read the version of /bin/busybox (got '$bb')"
+  lpp_helper_image=localhost/storagebench/local-path-helper:busybox-$bb
+  lpp_helper_tar=$bin/local-path-helper-$bb.tar
+}
+
 build_tools() {
   mkdir -p "$bin"
   log "building the Kubernetes binaries (cached): hack/k8s-binaries.sh all"
@@ -233,6 +270,19 @@ build_tools() {
   kubectl_bin=$k8s_bin/kubectl
   (cd "$here/local-cluster" && CGO_ENABLED=0 go build -trimpath -o "$bin/sbcluster.tmp" . && mv "$bin/sbcluster.tmp" "$bin/sbcluster") ||
     die "building hack/local-cluster failed"
+  local_path_settings
+  if [ ! -x "$lpp_bin" ]; then
+    log "building local-path-provisioner $lpp_version from hack/tools/local-path-provisioner (cached in $tools_bin)"
+    mkdir -p "$tools_bin"
+    go -C "$here/tools/local-path-provisioner" build -trimpath -o "$lpp_bin.$$.tmp" github.com/rancher/local-path-provisioner &&
+      mv "$lpp_bin.$$.tmp" "$lpp_bin" || die "building local-path-provisioner failed"
+  fi
+  if [ ! -s "$lpp_helper_tar" ]; then
+    log "building the provisioner's helper image $lpp_helper_image"
+    go -C "$here/image" run . build --binary /bin/busybox --entrypoint /bin/sh --user 0:0 \
+      --name "${lpp_helper_image%:*}" --tag "${lpp_helper_image##*:}" --out "$lpp_helper_tar" >&2 ||
+      die "building the helper image failed"
+  fi
   if [ ! -s "$bin/pause.tar" ]; then
     log "building the pause image $pause_image"
     go -C "$here/image" run . build-pause --out "$bin/pause.tar" >&2 || die "building the pause image failed"
@@ -386,12 +436,20 @@ setup_storage() {
   [[ $pvs_per_class =~ ^[1-9][0-9]*$ ]] || die "STORAGEBENCH_PVS_PER_CLASS must be a positive number"
   per_b=$((size_b * 9 / 10 / pvs_per_class / 1048576)) # MiB, leaving ext4 overhead aside
   "$bin/sbcluster" classes "$classes_spec" >"$run/classes.parsed" || die "bad STORAGEBENCH_CLASSES '$classes_spec'"
+  local n_backing
+  n_backing=$(wc -l <"$run/classes.parsed")
+  if [ "$gluster_spec" != none ]; then
+    "$bin/sbcluster" classes "$gluster_spec" >"$run/gluster.parsed" && [ "$(wc -l <"$run/gluster.parsed")" = 1 ] ||
+      die "STORAGEBENCH_GLUSTER must be one name:iops[:bandwidth] or none (got '$gluster_spec')"
+    read -r name _ _ <"$run/gluster.parsed"
+    awk -v n="$name" '$1 == n {exit 1}' "$run/classes.parsed" ||
+      die "STORAGEBENCH_GLUSTER: class $name is also in STORAGEBENCH_CLASSES"
+    n_backing=$((n_backing + 1))
+  fi
   mkdir -p "$state/storage"
   case "$backing" in
     memory)
-      local n
-      n=$(wc -l <"$run/classes.parsed")
-      mount -t tmpfs -o "size=$(((size_b + block_b) * n + 64 * 1048576)),mode=0700" storagebench-backing "$state/storage" ||
+      mount -t tmpfs -o "size=$(((size_b + block_b) * n_backing + 64 * 1048576)),mode=0700" storagebench-backing "$state/storage" ||
         die "mounting the tmpfs for the backing files failed"
       ;;
     disk) ;;
@@ -401,6 +459,7 @@ setup_storage() {
   : >"$run/caps.conf"
   : >"$run/classes.conf"
   : >"$state/conf/storage.yaml"
+  lpp_paths=()
   while read -r name iops bps; do
     dir=$state/storage/$name
     mkdir -p "$dir/mnt"
@@ -414,6 +473,10 @@ setup_storage() {
     mkfs.ext4 -q -F -m 0 -L "sb-$name" -J size=32 -E lazy_itable_init=0,lazy_journal_init=0 "$fsloop" ||
       die "mkfs.ext4 failed on $fsloop"
     mount -o noatime "$fsloop" "$dir/mnt"
+    # Dynamically provisioned volumes: local-path-provisioner's helper pods
+    # make one folder per claim here (see write_provisioner_config).
+    mkdir -p "$dir/mnt/dynamic"
+    lpp_paths+=("$name=$dir/mnt/dynamic")
     fsdev=$(lsblk -dno MAJ:MIN "$fsloop" | tr -d ' ')
     blkdev=$(lsblk -dno MAJ:MIN "$blkloop" | tr -d ' ')
     echo "$name $fsdev $iops $bps" >>"$run/caps.conf"
@@ -433,27 +496,27 @@ metadata:
     storagebench.dev/cap-scope: "$cap_scope"
     storagebench.dev/backing: "$backing"
     storagebench.dev/loop-devices: "$fsloop,$blkloop"
-provisioner: kubernetes.io/no-provisioner
+provisioner: $lpp_name
 volumeBindingMode: WaitForFirstConsumer
-reclaimPolicy: Retain
+reclaimPolicy: Delete
 EOF
       for ((i = 0; i < pvs_per_class; i++)); do
-        mkdir -p "$dir/mnt/pv-$i"
-        chmod 1777 "$dir/mnt/pv-$i"
+        mkdir -p "$dir/mnt/rwx-$i"
+        chmod 1777 "$dir/mnt/rwx-$i"
         cat <<EOF
 ---
 apiVersion: v1
 kind: PersistentVolume
 metadata:
-  name: $name-pv-$i
+  name: $name-rwx-$i
   labels: {$label_key: "true", storagebench.dev/class: $name}
 spec:
   capacity: {storage: ${per_b}Mi}
-  accessModes: [ReadWriteOnce, ReadWriteMany]
+  accessModes: [ReadWriteMany]
   volumeMode: Filesystem
   persistentVolumeReclaimPolicy: Retain
   storageClassName: $name
-  local: {path: $dir/mnt/pv-$i}
+  local: {path: $dir/mnt/rwx-$i}
   nodeAffinity:
     required:
       nodeSelectorTerms:
@@ -481,6 +544,191 @@ spec:
 EOF
     } >>"$state/conf/storage.yaml"
   done <"$run/classes.parsed"
+  [ "$gluster_spec" = none ] || setup_gluster_storage
+  write_provisioner_config "${lpp_paths[@]}"
+}
+
+# setup_gluster_storage: the brick's capped loop device (its caps bound the
+# volume: every IO of every client ends on it) and the class, provisioned by
+# local-path-provisioner on the volume's mount (sharedFileSystemPath: every
+# access mode, no node affinity). The volume itself starts in setup_gluster.
+setup_gluster_storage() {
+  local name iops bps dir brickloop brickdev
+  read -r name iops bps <"$run/gluster.parsed"
+  dir=$state/storage/$name
+  mkdir -p "$dir/brick" "$dir/mnt"
+  rm -f "$dir/brick.img"
+  truncate -s "$size_b" "$dir/brick.img"
+  brickloop=$(losetup --direct-io=on --find --show "$dir/brick.img") || die "losetup failed for $dir/brick.img"
+  echo "$brickloop $dir/brick.img" >>"$state/loops"
+  mkfs.ext4 -q -F -m 0 -L "sb-$name" -J size=32 -E lazy_itable_init=0,lazy_journal_init=0 "$brickloop" ||
+    die "mkfs.ext4 failed on $brickloop"
+  mount -o noatime "$brickloop" "$dir/brick"
+  brickdev=$(lsblk -dno MAJ:MIN "$brickloop" | tr -d ' ')
+  echo "$name $brickdev $iops $bps" >>"$run/caps.conf"
+  echo "$name $iops $bps $brickloop - $dir/mnt" >>"$run/classes.conf"
+  lpp_paths+=("$name=shared:$dir/mnt/dynamic")
+  cat >>"$state/conf/storage.yaml" <<EOF
+---
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata:
+  name: $name
+  labels: {$label_key: "true"}
+  annotations:
+    storagebench.dev/iops-cap: "$iops"
+    storagebench.dev/bandwidth-cap-bytes: "$bps"
+    storagebench.dev/cap-scope: "volume (the brick's device)"
+    storagebench.dev/backing: "$backing"
+    storagebench.dev/loop-devices: "$brickloop"
+    storagebench.dev/network-file-system: "GlusterFS $(glusterd --version | awk 'NR == 1 {print $2}') (FUSE client), volume $gluster_volume on $gluster_server_addr, one brick, performance.strict-o-direct on"
+provisioner: $lpp_name
+volumeBindingMode: WaitForFirstConsumer
+reclaimPolicy: Delete
+EOF
+}
+
+# setup_gluster: the network namespace and veth pair, glusterd in it, the
+# volume on the brick, and the FUSE mount on the host.
+setup_gluster() {
+  local name dir g
+  read -r name _ _ <"$run/gluster.parsed"
+  dir=$state/storage/$name
+  ip netns add "$gluster_netns"
+  ip link add "$gluster_veth_host" type veth peer name "$gluster_veth_ns"
+  ip link set "$gluster_veth_ns" netns "$gluster_netns"
+  ip addr add "$gluster_host_addr/30" dev "$gluster_veth_host"
+  ip link set "$gluster_veth_host" up
+  ip -n "$gluster_netns" addr add "$gluster_server_addr/30" dev "$gluster_veth_ns"
+  ip -n "$gluster_netns" link set "$gluster_veth_ns" up
+  ip -n "$gluster_netns" link set lo up
+  # Everything glusterd keeps (its working and run folders, the CLI socket)
+  # under the state folder; only the bricks' sockets go to /run/gluster
+  # whatever the config says (down removes ours).
+  mkdir -p "$state/gluster/glusterd" "$state/gluster/run"
+  cat >"$state/gluster/glusterd.vol" <<EOF
+volume management
+    type mgmt/glusterd
+    option working-directory $state/gluster/glusterd
+    option run-directory $state/gluster/run
+    option glusterd-sockfile $state/gluster/run/glusterd.socket
+    option transport-type socket
+    option transport.address-family inet
+    option transport.socket.bind-address $gluster_server_addr
+    option transport.socket.listen-port 24007
+    option ping-timeout 0
+    option event-threads 1
+    option base-port 49152
+    option max-port 49251
+end-volume
+EOF
+  # In the root blkio cgroup, whose caps hold the brick's device, whatever
+  # cgroup this script was started from.
+  start glusterd bash -c 'echo $$ >/sys/fs/cgroup/blkio/cgroup.procs && exec "$@"' glusterd \
+    ip netns exec "$gluster_netns" glusterd -N -f "$state/gluster/glusterd.vol" --log-file=- --pid-file="$state/gluster/run/glusterd.pid"
+  g=(ip netns exec "$gluster_netns" gluster --mode=script --glusterd-sock="$state/gluster/run/glusterd.socket" --log-file="$logs/gluster-cli.log")
+  wait_until glusterd 30 "glusterd" "${g[@]}" volume list
+  mkdir -p "$dir/brick/data"
+  { "${g[@]}" volume create "$gluster_volume" "$gluster_server_addr:$dir/brick/data" force &&
+    "${g[@]}" volume set "$gluster_volume" performance.strict-o-direct on &&
+    "${g[@]}" volume start "$gluster_volume"; } >>"$logs/glusterd.log" 2>&1 ||
+    fail_component glusterd "creating the GlusterFS volume failed"
+  mount -t glusterfs -o "log-file=$logs/gluster-mount.log" "$gluster_server_addr:/$gluster_volume" "$dir/mnt" ||
+    fail_component glusterd "mounting the GlusterFS volume failed (log: $logs/gluster-mount.log)"
+  mkdir -p "$dir/mnt/dynamic"
+}
+
+# gluster_down: the FUSE mount first (its client process must not be killed
+# under a live mount), then every process in the namespace (glusterd and the
+# brick), the namespace and the veth pair, the bricks' stale sockets.
+gluster_down() {
+  local mp l listening
+  while read -r mp; do
+    umount "$mp" 2>/dev/null || umount -l "$mp" 2>/dev/null || true
+  done < <(awk -v s="$state/" '$3 == "fuse.glusterfs" && index($2, s) == 1 {print $2}' /proc/self/mounts)
+  if ip netns list 2>/dev/null | grep -qw "$gluster_netns"; then
+    for ((l = 0; l < 50; l++)); do
+      [ -z "$(ip netns pids "$gluster_netns" 2>/dev/null)" ] && break
+      # shellcheck disable=SC2046
+      kill -$([ $l -lt 20 ] && echo TERM || echo KILL) $(ip netns pids "$gluster_netns") 2>/dev/null || true
+      sleep 0.1
+    done
+    ip netns del "$gluster_netns" 2>/dev/null || log "warning: cannot delete network namespace $gluster_netns"
+  fi
+  rm -f "$(pidfile glusterd)"
+  ip link del "$gluster_veth_host" 2>/dev/null || true
+  if [ -d /run/gluster ]; then
+    listening=$(ss -xlH 2>/dev/null | awk '{print $5}')
+    for l in /run/gluster/*.socket; do
+      [ -S "$l" ] && ! grep -qxF -- "$l" <<<"$listening" && rm -f "$l"
+    done
+    rmdir /run/gluster/snaps /run/gluster 2>/dev/null || true
+  fi
+  # The bricks log under /var/log/glusterfs/bricks, named by their path.
+  rm -f "/var/log/glusterfs/bricks/$(tr / - <<<"${state#/}")"-*.log
+}
+
+# write_provisioner_config CLASS=PATH|CLASS=shared:PATH...: local-path-
+# provisioner's config (one folder per class, on that class's capped device;
+# shared: a file system every node mounts), the helper pod it starts
+# to make and remove a volume's folder, and what those pods need in the
+# cluster (namespace, service account, the scripts' ConfigMap).
+write_provisioner_config() {
+  local pair first=1
+  {
+    echo '{"storageClassConfigs": {'
+    for pair in "$@"; do
+      [ $first = 1 ] || echo ','
+      first=0
+      case "${pair#*=}" in
+        shared:*) printf '  "%s": {"sharedFileSystemPath": "%s"}' "${pair%%=*}" "${pair#*=shared:}" ;;
+        *) printf '  "%s": {"nodePathMap": [{"node": "DEFAULT_PATH_FOR_NON_LISTED_NODES", "paths": ["%s"]}]}' "${pair%%=*}" "${pair#*=}" ;;
+      esac
+    done
+    printf '\n}}\n'
+  } >"$state/conf/local-path-config.json"
+  # Upstream's helper pod, minus its system-node-critical priority (nothing
+  # competes for this node) and with our image (busybox: sh, mkdir, rm).
+  cat >"$state/conf/local-path-helper-pod.yaml" <<EOF
+apiVersion: v1
+kind: Pod
+metadata:
+  name: helper-pod
+spec:
+  containers:
+  - name: helper-pod
+    image: $lpp_helper_image
+    imagePullPolicy: IfNotPresent
+EOF
+  cat >>"$state/conf/storage.yaml" <<EOF
+---
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: $lpp_namespace
+  labels: {$label_key: "true"}
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: $lpp_service_account
+  namespace: $lpp_namespace
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: local-path-config
+  namespace: $lpp_namespace
+data:
+  setup: |-
+    #!/bin/sh
+    set -eu
+    mkdir -m 0777 -p "\$VOL_DIR"
+  teardown: |-
+    #!/bin/sh
+    set -eu
+    rm -rf "\$VOL_DIR"
+EOF
 }
 
 setup_network() {
@@ -536,9 +784,10 @@ cmd_up() {
     fi
   done
   write_configs
-  printf 'cap_scope=%q\nbacking=%q\n' "$cap_scope" "$backing" >"$run/settings"
+  printf 'cap_scope=%q\nbacking=%q\ngluster_spec=%q\n' "$cap_scope" "$backing" "$gluster_spec" >"$run/settings"
   setup_storage
   setup_network
+  [ "$gluster_spec" = none ] || setup_gluster
 
   start etcd "$k8s_bin/etcd" --name=storagebench --data-dir="$state/etcd" \
     --listen-client-urls="http://127.0.0.1:$kv_port" --advertise-client-urls="http://127.0.0.1:$kv_port" \
@@ -574,8 +823,10 @@ cmd_up() {
 
   start containerd containerd --config "$state/containerd/config.toml"
   wait_until containerd 60 "containerd socket" ctr --address "$sock" version
-  ctr --address "$sock" -n k8s.io images import "$bin/pause.tar" >>"$logs/containerd.log" 2>&1 ||
-    fail_component containerd "importing the pause image failed"
+  for img in "$bin/pause.tar" "$lpp_helper_tar"; do
+    ctr --address "$sock" -n k8s.io images import "$img" >>"$logs/containerd.log" 2>&1 ||
+      fail_component containerd "importing the image $img failed"
+  done
 
   start harness "$bin/sbcluster" harness --state "$state" --scope "$cap_scope" \
     --shared-cgroup "$shared_blkio_cgroup" --apiserver "https://127.0.0.1:$apiserver_port" \
@@ -590,9 +841,47 @@ cmd_up() {
 
   kc apply -f "$state/conf/storage.yaml" >"$logs/storage-apply.log" 2>&1 ||
     { cat "$logs/storage-apply.log" >&2; die "creating the storage classes failed"; }
+  start_provisioner
   for c in "${components[@]}"; do alive "$c" || fail_component "$c" "$c died during start-up"; done
   log "up in $((SECONDS - t0))s (start after builds: $((SECONDS - tb))s)"
   cmd_status
+}
+
+# start_provisioner: local-path-provisioner as a process of the host (like
+# the harness) with the admin kubeconfig; its helper pods run in the cluster.
+start_provisioner() {
+  start local-path-provisioner "$lpp_bin" start --kubeconfig "$kubeconfig" \
+    --provisioner-name "$lpp_name" --namespace "$lpp_namespace" \
+    --service-account-name "$lpp_service_account" --helper-image "$lpp_helper_image" \
+    --config "$state/conf/local-path-config.json" --helper-pod-file "$state/conf/local-path-helper-pod.yaml"
+  # It logs this once its informers run and it takes claims.
+  wait_until local-path-provisioner 60 "local-path-provisioner to start" \
+    grep -q "Started provisioner controller" "$logs/local-path-provisioner.log"
+}
+
+# cmd_provisioner stop|start: stops (SIGKILL, as a crash would) or restarts
+# the provisioner of a running cluster, for tests of what benchmarks do when
+# provisioning stalls.
+cmd_provisioner() {
+  need_root
+  local pid
+  case "${1:-}" in
+    stop)
+      pid=$(pid_of local-path-provisioner) || die "local-path-provisioner is not running"
+      kill -KILL "$pid"
+      while [ -d "/proc/$pid" ] && [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" != Z ]; do sleep 0.1; done
+      rm -f "$(pidfile local-path-provisioner)"
+      log "local-path-provisioner killed (pid $pid)"
+      ;;
+    start)
+      alive kube-apiserver || die "the cluster is not running (hack/local-cluster.sh up)"
+      alive local-path-provisioner && die "local-path-provisioner is already running"
+      local_path_settings
+      start_provisioner
+      log "local-path-provisioner started (pid $(pid_of local-path-provisioner))"
+      ;;
+    *) die "usage: hack/local-cluster.sh provisioner stop|start" ;;
+  esac
 }
 
 # --------------------------------------------------------------------- down
@@ -691,7 +980,8 @@ cmd_down() {
   need_root
   local purge=${STORAGEBENCH_CLUSTER_PURGE:-0} t0=$SECONDS l
   [ "${1:-}" = --purge ] && purge=1
-  stop kubelet # first: nothing restarts containers after this
+  stop local-path-provisioner kubelet # first: nothing starts pods or restarts containers after this
+  gluster_down
   stop harness containerd kube-scheduler kube-controller-manager kube-apiserver etcd
   kill_strays # containers, shims, anything else of ours whose PID file is gone
   # Root-cgroup caps of our loop devices (the harness removes them on a clean
@@ -751,7 +1041,7 @@ cmd_down() {
         log "warning: not removing $state: no .storagebench-local-cluster marker in it"
       fi
     else
-      rm -rf "$state/etcd" "$state/containerd" "$state/kubelet" "$state/storage" "$state/cni" "$state/run"
+      rm -rf "$state/etcd" "$state/containerd" "$state/kubelet" "$state/storage" "$state/cni" "$state/run" "$state/gluster"
       [ -n "$(our_loops)" ] || rm -f "$state/loops"
     fi
   fi
@@ -766,6 +1056,8 @@ report_leftovers() {
   [ -n "$(our_loops)" ] && out+=" loop devices: $(our_loops | tr '\n' ' ');"
   ls -d /sys/fs/cgroup/*/kubepods "/sys/fs/cgroup/blkio/$shared_blkio_cgroup" >/dev/null 2>&1 && out+=" cgroups;"
   ip link show "$bridge" >/dev/null 2>&1 && out+=" bridge $bridge;"
+  ip netns list 2>/dev/null | grep -qw "$gluster_netns" && out+=" network namespace $gluster_netns;"
+  ip link show "$gluster_veth_host" >/dev/null 2>&1 && out+=" veth $gluster_veth_host;"
   if [ -n "$out" ]; then
     log "warning: left behind:$out"
     return 1
@@ -854,6 +1146,7 @@ main() {
   check_state_path
   local k8s_cache=${STORAGEBENCH_CACHE:-$HOME/.cache/storagebench}
   kubectl_bin=$k8s_cache/k8s/v1.37.2/kubectl
+  tools_bin=$k8s_cache/bin
   case "${1:-}" in
     up) cmd_up ;;
     down) shift; cmd_down "$@" ;;
@@ -862,6 +1155,7 @@ main() {
     load-image) shift; cmd_load_image "$@" ;;
     logs) shift; cmd_logs "$@" ;;
     set-cap) shift; cmd_set_cap "$@" ;;
+    provisioner) shift; cmd_provisioner "$@" ;;
     smoke) exec "$here/local-cluster/smoke.sh" ;;
     -h | --help | help) usage ;;
     *) usage >&2; exit 2 ;;
