@@ -29,7 +29,7 @@ func (r *StorageBenchmarkReconciler) ensureVolumes(ctx context.Context, p *pass,
 			continue
 		}
 		if got.Status.Phase != corev1.ClaimBound {
-			unbound = append(unbound, fmt.Sprintf("%s (%s)", got.Name, phaseOf(got)))
+			unbound = append(unbound, fmt.Sprintf("%s (%s)", got.Name, claimWait(got)))
 		}
 	}
 	created, err := r.createAllOwned(ctx, b, missing)
@@ -68,4 +68,32 @@ func phaseOf(c *corev1.PersistentVolumeClaim) string {
 		return "Pending"
 	}
 	return string(c.Status.Phase)
+}
+
+// Annotations Kubernetes puts on a claim on its way to a volume: the node
+// the scheduler chose for its first consumer (WaitForFirstConsumer) and the
+// dynamic provisioner the PV controller handed it to.
+const (
+	annSelectedNode       = "volume.kubernetes.io/selected-node"
+	annStorageProvisioner = "volume.kubernetes.io/storage-provisioner"
+)
+
+// claimWait is a claim's phase and, while it is pending, what it waits for,
+// read from the claim itself (no event list): a provisioner that is down or
+// failing leaves the claim with its provisioner named and no volume.
+func claimWait(c *corev1.PersistentVolumeClaim) string {
+	phase := phaseOf(c)
+	if phase != string(corev1.ClaimPending) {
+		return phase
+	}
+	provisioner, node := c.Annotations[annStorageProvisioner], c.Annotations[annSelectedNode]
+	switch {
+	case provisioner != "" && node != "":
+		return fmt.Sprintf("%s, waiting for provisioner %s to create its volume on node %s", phase, provisioner, node)
+	case provisioner != "":
+		return fmt.Sprintf("%s, waiting for provisioner %s to create its volume", phase, provisioner)
+	case node != "":
+		return fmt.Sprintf("%s, node %s chosen, no provisioner has taken it", phase, node)
+	}
+	return phase
 }

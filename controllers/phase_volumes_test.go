@@ -104,6 +104,16 @@ func TestEnsureVolumes(t *testing.T) {
 		outcome:    outcome{wait: 501 * time.Second},
 		messageHas: []string{"waiting for claims to bind: bench-t1-", "-1 (Lost)"},
 	}, {
+		name:  "a pending claim names the provisioner it waits for and the node its consumer was scheduled to",
+		bench: newBenchmark(withTarget("t1", provisioning(-100*time.Second))),
+		objs: func(b *sbv1.StorageBenchmark) []client.Object {
+			claims := claimsOf(b, "t1", corev1.ClaimPending)
+			claims[0].SetAnnotations(map[string]string{annStorageProvisioner: "rancher.io/local-path", annSelectedNode: "node-a"})
+			return claims
+		},
+		outcome:    outcome{wait: 501 * time.Second},
+		messageHas: []string{"-0 (Pending, waiting for provisioner rancher.io/local-path to create its volume on node node-a)"},
+	}, {
 		name:  "a claim still pending past volumeBindSeconds fails the run naming the claim",
 		bench: newBenchmark(withTarget("t1", provisioning(-601*time.Second))),
 		objs: func(b *sbv1.StorageBenchmark) []client.Object {
@@ -158,5 +168,30 @@ func TestEnsureVolumes(t *testing.T) {
 				t.Errorf("state %s: claims do not move a target on", st.State)
 			}
 		})
+	}
+}
+
+func TestClaimWait(t *testing.T) {
+	claim := func(phase corev1.PersistentVolumeClaimPhase, ann map[string]string) *corev1.PersistentVolumeClaim {
+		c := &corev1.PersistentVolumeClaim{Status: corev1.PersistentVolumeClaimStatus{Phase: phase}}
+		c.Annotations = ann
+		return c
+	}
+	for _, tc := range []struct {
+		claim *corev1.PersistentVolumeClaim
+		want  string
+	}{
+		{claim(corev1.ClaimBound, map[string]string{annStorageProvisioner: "p"}), "Bound"},
+		{claim(corev1.ClaimLost, nil), "Lost"},
+		{claim("", nil), "Pending"},
+		{claim(corev1.ClaimPending, map[string]string{annStorageProvisioner: "rancher.io/local-path"}),
+			"Pending, waiting for provisioner rancher.io/local-path to create its volume"},
+		{claim(corev1.ClaimPending, map[string]string{annSelectedNode: "n1"}), "Pending, node n1 chosen, no provisioner has taken it"},
+		{claim(corev1.ClaimPending, map[string]string{annStorageProvisioner: "x.io/p", annSelectedNode: "n1"}),
+			"Pending, waiting for provisioner x.io/p to create its volume on node n1"},
+	} {
+		if got := claimWait(tc.claim); got != tc.want {
+			t.Errorf("claimWait(%s, %v) = %q, want %q", tc.claim.Status.Phase, tc.claim.Annotations, got, tc.want)
+		}
 	}
 }
