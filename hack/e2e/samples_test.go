@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
@@ -25,8 +26,8 @@ var localClasses = []string{"fast", "capped-8000", "capped-1500"}
 // scaleDown is the documented override that fits a sample onto the local
 // cluster: the matrix, the targets and the thresholds stay as published,
 // while everything sized for a cloud shrinks.
-//   - targets: storage classes replaced by the local classes in turn,
-//     volumes 200Mi (the local PVs hold 230Mi)
+//   - targets: storage classes replaced by the local classes in turn
+//     (shared, ReadWriteMany targets by the GlusterFS class), volumes 200Mi
 //   - clients: at most 2 per target, with a CPU request
 //   - data set: 32Mi per client, at most 4 files
 //   - cells: 2 s each, no ramp, queue depth at most 16, at most 2 jobs,
@@ -38,6 +39,11 @@ func scaleDown(b *sbv1.StorageBenchmark) {
 		t := &b.Spec.Targets[i]
 		if t.StorageClassName != nil {
 			t.StorageClassName = ptr.To(localClasses[i%len(localClasses)])
+			if t.AccessMode == corev1.ReadWriteMany {
+				// Shared volumes in the samples are network file systems
+				// (NetApp NFS, Elastifile): the local one is GlusterFS.
+				t.StorageClassName = ptr.To(glusterClass)
+			}
 			t.Size = ptr.To(resource.MustParse("200Mi"))
 		}
 	}
