@@ -146,7 +146,7 @@ func buildClientPodSpec(b *sbv1.StorageBenchmark, t *sbv1.Target, j clientJob, c
 		Containers:                []corev1.Container{container},
 		NodeSelector:              nodeSelector,
 		Tolerations:               append(append([]corev1.Toleration(nil), cfg.DefaultTolerations...), c.Tolerations...),
-		Affinity:                  c.Affinity,
+		Affinity:                  clientAffinity(b, t),
 		PriorityClassName:         c.PriorityClassName,
 		TopologySpreadConstraints: spreadConstraints(b, t),
 		Volumes: []corev1.Volume{
@@ -157,25 +157,6 @@ func buildClientPodSpec(b *sbv1.StorageBenchmark, t *sbv1.Target, j clientJob, c
 			{Name: "data", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: j.claim}}},
 		},
 	}
-}
-
-// spreadConstraints place a target's clients on different nodes.
-func spreadConstraints(b *sbv1.StorageBenchmark, t *sbv1.Target) []corev1.TopologySpreadConstraint {
-	when := corev1.ScheduleAnyway
-	switch b.Spec.Clients.Spread {
-	case sbv1.SpreadNone:
-		return nil
-	case sbv1.SpreadRequired:
-		when = corev1.DoNotSchedule
-	}
-	return []corev1.TopologySpreadConstraint{{
-		MaxSkew:           1,
-		TopologyKey:       corev1.LabelHostname,
-		WhenUnsatisfiable: when,
-		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{
-			labelBenchmark: labelValue(b.Name), labelTarget: t.Name, labelGeneration: generationLabel(b.Generation),
-		}},
-	}}
 }
 
 func fieldEnv(name, path string) corev1.EnvVar {

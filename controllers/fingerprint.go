@@ -12,7 +12,7 @@ import (
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
 )
 
-// +kubebuilder:rbac:groups="",resources=nodes,verbs=get
+// +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list
 // +kubebuilder:rbac:groups="",resources=persistentvolumes,verbs=get
 
 // maxFingerprintEntries bounds maps copied from the cluster into status.

@@ -84,6 +84,12 @@ func (r *StorageBenchmarkReconciler) startWhenReady(ctx context.Context, p *pass
 	if len(waiting) > 0 {
 		t.status.Message += "; waiting for " + strings.Join(waiting, ", ")
 	}
+	if why, err := r.spreadUnsatisfiable(ctx, b, t, pods); err != nil || why != "" {
+		if err != nil {
+			return targetStep{}, err
+		}
+		return targetStep{failure: &runFailure{sbv1.ReasonClientsUnschedulable, why}}, nil
+	}
 	limit := time.Duration(b.Spec.Timeouts.VolumeBindSeconds+b.Spec.Timeouts.PrepareSeconds) * time.Second
 	elapsed := p.elapsedSince(t.status.ProvisioningStartTime)
 	if elapsed > limit {
@@ -92,6 +98,27 @@ func (r *StorageBenchmarkReconciler) startWhenReady(ctx context.Context, p *pass
 			t.spec.Name, ready, clients, limit, strings.Join(waiting, ", "))}}, nil
 	}
 	return targetStep{wait: limit - elapsed + time.Second}, nil
+}
+
+// spreadUnsatisfiable: with spread Required, a client the scheduler could
+// not place and fewer nodes than clients that could take them is a failure
+// now, not a Pending pod until the preparation timeout. Nodes are listed
+// only then (uncached: the manager keeps no node informer).
+func (r *StorageBenchmarkReconciler) spreadUnsatisfiable(ctx context.Context, b *sbv1.StorageBenchmark, t *targetRun, pods []*corev1.Pod) (string, error) {
+	if b.Spec.Clients.Spread != sbv1.SpreadRequired {
+		return "", nil
+	}
+	for _, pod := range pods {
+		if !podUnschedulable(pod) {
+			continue
+		}
+		var nodes corev1.NodeList
+		if err := r.APIReader.List(ctx, &nodes); err != nil {
+			return "", fmt.Errorf("listing nodes for clients.spread Required: %w", err)
+		}
+		return spreadShortfall(t.spec.Name, int(b.Spec.Clients.Count), pod, nodes.Items), nil
+	}
+	return "", nil
 }
 
 func jobCondition(job *batchv1.Job, kind batchv1.JobConditionType) *batchv1.JobCondition {

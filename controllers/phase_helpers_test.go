@@ -131,6 +131,19 @@ func withClients(n int32) benchOption {
 	return specOption(func(b *sbv1.StorageBenchmark) { b.Spec.Clients.Count = n })
 }
 
+func withSpread(p sbv1.SpreadPolicy) benchOption {
+	return specOption(func(b *sbv1.StorageBenchmark) { b.Spec.Clients.Spread = p })
+}
+
+func node(name string) *corev1.Node {
+	return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{corev1.LabelHostname: name}}}
+}
+
+func cordoned(n *corev1.Node) *corev1.Node {
+	n.Spec.Unschedulable = true
+	return n
+}
+
 func withWorkloads(w ...sbv1.WorkloadGroup) benchOption {
 	return specOption(func(b *sbv1.StorageBenchmark) { b.Spec.Workloads = w })
 }

@@ -16,7 +16,9 @@ type Clients struct {
 	Count int32 `json:"count,omitempty"`
 
 	// spread places the clients of a target on different nodes: Preferred
-	// (when possible), Required (fail to schedule otherwise) or None.
+	// (spread evenly when the scheduler can), Required (every client on a
+	// node of its own; the run fails at once, naming the nodes, when fewer
+	// nodes can take them) or None.
 	// +optional
 	// +kubebuilder:default=Preferred
 	Spread SpreadPolicy `json:"spread,omitempty"`

@@ -24,23 +24,26 @@ const (
 
 // Condition reasons (CamelCase, as the API conventions ask).
 const (
-	ReasonInvalidSpec         = "InvalidSpec"
-	ReasonRunStarted          = "RunStarted"
-	ReasonRunning             = "Running"
-	ReasonSucceeded           = "Succeeded"
-	ReasonRunFailed           = "RunFailed"
-	ReasonVolumeNotBound      = "VolumeNotBound"
-	ReasonClientFailed        = "ClientFailed"
-	ReasonClientsNotReady     = "ClientsNotReady"
-	ReasonResultsUnreadable   = "ResultsUnreadable"
-	ReasonTimedOut            = "TimedOut"
-	ReasonThresholdsPassed    = "ThresholdsPassed"
-	ReasonThresholdsFailed    = "ThresholdsFailed"
-	ReasonNoThresholds        = "NoThresholds"
-	ReasonResultsIncomplete   = "ResultsIncomplete"
-	ReasonPending             = "Pending"
-	ReasonClaimNotFound       = "ClaimNotFound"
-	ReasonStorageClassMissing = "StorageClassNotFound"
+	ReasonInvalidSpec     = "InvalidSpec"
+	ReasonRunStarted      = "RunStarted"
+	ReasonRunning         = "Running"
+	ReasonSucceeded       = "Succeeded"
+	ReasonRunFailed       = "RunFailed"
+	ReasonVolumeNotBound  = "VolumeNotBound"
+	ReasonClientFailed    = "ClientFailed"
+	ReasonClientsNotReady = "ClientsNotReady"
+	// ReasonClientsUnschedulable: spread Required and fewer nodes than
+	// clients can take them.
+	ReasonClientsUnschedulable = "ClientsUnschedulable"
+	ReasonResultsUnreadable    = "ResultsUnreadable"
+	ReasonTimedOut             = "TimedOut"
+	ReasonThresholdsPassed     = "ThresholdsPassed"
+	ReasonThresholdsFailed     = "ThresholdsFailed"
+	ReasonNoThresholds         = "NoThresholds"
+	ReasonResultsIncomplete    = "ResultsIncomplete"
+	ReasonPending              = "Pending"
+	ReasonClaimNotFound        = "ClaimNotFound"
+	ReasonStorageClassMissing  = "StorageClassNotFound"
 )
 
 // Event reasons beside the condition reasons above (events of a failed or

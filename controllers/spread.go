@@ -1,0 +1,123 @@
+package controllers
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
+)
+
+// targetClientsSelector selects the clients of one target in one generation.
+func targetClientsSelector(b *sbv1.StorageBenchmark, t *sbv1.Target) *metav1.LabelSelector {
+	return &metav1.LabelSelector{MatchLabels: map[string]string{
+		labelBenchmark: labelValue(b.Name), labelTarget: t.Name, labelGeneration: generationLabel(b.Generation),
+	}}
+}
+
+// spreadConstraints spread a target's clients over nodes when the scheduler
+// can (Preferred). Required is anti-affinity instead (clientAffinity): a
+// spread with maxSkew 1 still puts 2 clients on each of 2 nodes.
+func spreadConstraints(b *sbv1.StorageBenchmark, t *sbv1.Target) []corev1.TopologySpreadConstraint {
+	if b.Spec.Clients.Spread != sbv1.SpreadPreferred && b.Spec.Clients.Spread != "" {
+		return nil
+	}
+	return []corev1.TopologySpreadConstraint{{
+		MaxSkew:           1,
+		TopologyKey:       corev1.LabelHostname,
+		WhenUnsatisfiable: corev1.ScheduleAnyway,
+		LabelSelector:     targetClientsSelector(b, t),
+	}}
+}
+
+// clientAffinity is the user's affinity and, for spread Required, a rule
+// that no two clients of the target share a node ("every client on its own
+// node", as the API says).
+func clientAffinity(b *sbv1.StorageBenchmark, t *sbv1.Target) *corev1.Affinity {
+	if b.Spec.Clients.Spread != sbv1.SpreadRequired {
+		return b.Spec.Clients.Affinity
+	}
+	a := b.Spec.Clients.Affinity.DeepCopy()
+	if a == nil {
+		a = &corev1.Affinity{}
+	}
+	if a.PodAntiAffinity == nil {
+		a.PodAntiAffinity = &corev1.PodAntiAffinity{}
+	}
+	a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution = append(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution,
+		corev1.PodAffinityTerm{LabelSelector: targetClientsSelector(b, t), TopologyKey: corev1.LabelHostname})
+	return a
+}
+
+// unschedulable reports whether the scheduler found no node for the pod.
+func podUnschedulable(pod *corev1.Pod) bool {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
+			return true
+		}
+	}
+	return false
+}
+
+// nodesFor lists the nodes a client pod could run on as far as its node
+// selector, its tolerations and cordons go (resources and the user's node
+// affinity aside: the count is an upper bound).
+func nodesFor(pod *corev1.Pod, nodes []corev1.Node) []string {
+	selector := labels.SelectorFromSet(pod.Spec.NodeSelector)
+	var out []string
+	for i := range nodes {
+		n := &nodes[i]
+		if n.Spec.Unschedulable || !selector.Matches(labels.Set(n.Labels)) || untolerated(n.Spec.Taints, pod.Spec.Tolerations) {
+			continue
+		}
+		out = append(out, n.Name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func untolerated(taints []corev1.Taint, tolerations []corev1.Toleration) bool {
+	for i := range taints {
+		taint := &taints[i]
+		if taint.Effect == corev1.TaintEffectPreferNoSchedule {
+			continue
+		}
+		tolerated := false
+		for k := range tolerations {
+			// Comparison operators on: the count is an upper bound.
+			if tolerations[k].ToleratesTaint(logr.Discard(), taint, true) {
+				tolerated = true
+				break
+			}
+		}
+		if !tolerated {
+			return true
+		}
+	}
+	return false
+}
+
+// spreadShortfall explains why spread Required cannot place every client,
+// or returns "" when enough nodes could take them. The scheduler alone
+// would leave the extra clients Pending until the preparation timeout.
+func spreadShortfall(target string, clients int, pod *corev1.Pod, nodes []corev1.Node) string {
+	fit := nodesFor(pod, nodes)
+	if clients <= len(fit) {
+		return ""
+	}
+	names := strings.Join(fit, ", ")
+	if len(fit) > 8 {
+		names = strings.Join(fit[:8], ", ") + ", ..."
+	}
+	advice := fmt.Sprintf("lower clients.count to %d or", len(fit))
+	if len(fit) == 0 {
+		advice = "check clients.nodeSelector and tolerations, or"
+	}
+	return fmt.Sprintf("target %s: clients.spread Required puts each of the %d clients on a node of its own, but %d node(s) can take them (%s): %s set clients.spread Preferred",
+		target, clients, len(fit), names, advice)
+}
