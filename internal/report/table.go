@@ -63,9 +63,44 @@ func WriteTable(w io.Writer, rr *results.RunResult) error {
 			return err
 		}
 	}
+	if err := writeNodeTotals(b, rr, l); err != nil {
+		return err
+	}
 	writeOutcome(b, rr)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeNodeTotals prints, for targets whose clients ran on more than one
+// node, each cell's IOPS and MiB/s per node (they add up to the cell's).
+func writeNodeTotals(b *strings.Builder, rr *results.RunResult, l *lookup) error {
+	var tw *tabwriter.Writer
+	for _, target := range l.order {
+		tr := l.targets[target]
+		for _, cell := range rr.Spec.Cells() {
+			rep := l.rep(target, cell.Name)
+			if rep == nil {
+				continue
+			}
+			nodes := tr.NodeTotals(rep)
+			if len(nodes) < 2 {
+				continue
+			}
+			if tw == nil {
+				b.WriteString("\nPer node (clients spread over nodes; the nodes add up to the cell):\n")
+				tw = tabwriter.NewWriter(b, 2, 4, 2, ' ', tabwriter.AlignRight)
+				fmt.Fprintln(tw, "  target\tcell\tnode\tclients\tread IOPS\twrite IOPS\tread MiB/s\twrite MiB/s\t")
+			}
+			for _, n := range nodes {
+				fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%.0f\t%.0f\t%.1f\t%.1f\t\n", target, cell.Name, n.Node, len(n.Clients),
+					n.ReadIOPS, n.WriteIOPS, n.ReadBytesPerSecond/(1<<20), n.WriteBytesPerSecond/(1<<20))
+			}
+		}
+	}
+	if tw == nil {
+		return nil
+	}
+	return tw.Flush()
 }
 
 func writeOutcome(b *strings.Builder, rr *results.RunResult) {

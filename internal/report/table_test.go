@@ -100,3 +100,38 @@ func metadataResult(t *testing.T) *results.RunResult {
 	}
 	return rr
 }
+
+// With a target's clients on two nodes the table adds each cell's figures
+// per node; on one node it adds nothing.
+func TestTheTableSplitsACellByNodeWhenClientsSpread(t *testing.T) {
+	rr := quickstartResult(t)
+	var out bytes.Buffer
+	if err := WriteTable(&out, rr); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "Per node") {
+		t.Fatalf("clients on one node, yet a per-node section:\n%s", out.String())
+	}
+	tr := rr.Targets[0]
+	rep := tr.Cells[0].Result()
+	if len(rep.Clients) < 2 {
+		t.Fatalf("the quickstart result's first cell has %d clients", len(rep.Clients))
+	}
+	for i := range tr.ClientSummaries {
+		tr.ClientSummaries[i].Node = "node-" + string(rune('a'+i%2))
+	}
+	out.Reset()
+	if err := WriteTable(&out, rr); err != nil {
+		t.Fatal(err)
+	}
+	table := out.String()
+	if !strings.Contains(table, "Per node (clients spread over nodes; the nodes add up to the cell):") {
+		t.Fatalf("no per-node section:\n%s", table)
+	}
+	for _, n := range tr.NodeTotals(rep) {
+		want := tr.Target + "  " + tr.Cells[0].Cell.Name + "  " + n.Node
+		if !strings.Contains(table, want) {
+			t.Errorf("no row %q in\n%s", want, table)
+		}
+	}
+}
