@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# A real single-node Kubernetes v1.37.2 on this machine, for e2e tests: etcd,
-# kube-apiserver, kube-controller-manager, kube-scheduler, Debian's containerd
-# + runc + CNI bridge plugins and a real kubelet, all on 127.0.0.1, with
-# storage classes of known performance (loop devices with blkio caps).
+# A real Kubernetes v1.37.2 on this machine, for e2e tests: etcd,
+# kube-apiserver, kube-controller-manager, kube-scheduler, and per node
+# Debian's containerd + runc + CNI bridge plugins and a real kubelet (two
+# nodes by default), all on loopback, with storage classes of known
+# performance (loop devices with blkio caps) provisioned by
+# local-path-provisioner, and a GlusterFS class for shared volumes.
 # See usage() below and hack/local-cluster/README.md.
 set -euo pipefail
 
@@ -39,6 +41,8 @@ Commands:
 
 Environment (defaults in brackets):
   STORAGEBENCH_CLUSTER_DIR    state folder, everything lives under it [/var/lib/storagebench-cluster]
+  STORAGEBENCH_NODES          kubelets (nodes): "localhost" on 127.0.0.1, then "127.0.0.2", ...,
+                              each with its own containerd, pod subnet and cgroup root [2]
   STORAGEBENCH_CLASSES        name:iops[:bandwidth],... 0 = uncapped, bandwidth in bytes/s with
                               optional Ki/Mi/Gi or k/M/G suffix
                               [fast:0,capped-8000:8000,capped-1500:1500]
@@ -82,14 +86,34 @@ kv_peer_port=$((kv_port + 1))
 # the kubernetes Service address, which lives on the bridge and is forwarded
 # by the harness to the apiserver on 127.0.0.1. There is no kube-proxy and no
 # cluster DNS (pods get a resolv.conf pointing at 127.0.0.1).
-bridge=sbench0
-bridge_mac=02:5b:be:00:00:01 # locally administered (02:...), fixed: see setup_network
+bridge=sbench0 # node 1's; it also holds the kubernetes Service address
 cni_network=storagebench-local
-pod_subnet=10.123.0.0/24
-pod_gateway=10.123.0.1
 service_cidr=10.124.0.0/24
 service_ip=10.124.0.1 # first address of service_cidr: the kubernetes Service
 pause_image=localhost/storagebench/pause:3.10-local
+
+# Nodes: STORAGEBENCH_NODES kubelets on this machine. Node 1 is "localhost"
+# on 127.0.0.1 with its files at the top of the state folder; node i (2..N)
+# is named after its address 127.0.0.i (all of 127.0.0.0/8 is this host's)
+# and has its own folder
+# node-i/, its own containerd, CNI bridge sbench<i-1> and pod subnet
+# 10.123.<i-1>.0/24, and the cgroup root /storagebench-node-i (its pods'
+# cgroups live there). The apiserver reaches a kubelet by its Hostname
+# address, the node name: "localhost" and "127.0.0.i" need no DNS (the
+# kubelet refuses a loopback InternalIP, and nothing resolves other names).
+node_count=${STORAGEBENCH_NODES:-2}
+node_name() { if [ "$1" = 1 ]; then echo localhost; else echo "127.0.0.$1"; fi; }
+node_ip() { echo "127.0.0.$1"; }
+node_dir() { if [ "$1" = 1 ]; then echo "$state"; else echo "$state/node-$1"; fi; }
+node_sock() { echo "$(node_dir "$1")/containerd/containerd.sock"; }
+node_bridge() { echo "sbench$(($1 - 1))"; }
+node_subnet() { echo "10.123.$(($1 - 1)).0/24"; }
+node_gateway() { echo "10.123.$(($1 - 1)).1"; }
+node_cgroup_root() { [ "$1" = 1 ] || echo "storagebench-node-$1"; }
+# node_component NODE NAME: the component's name on that node (containerd,
+# kubelet: node 1 keeps the plain names).
+node_component() { if [ "$1" = 1 ]; then echo "$2"; else echo "$2-node-$1"; fi; }
+node_indices() { seq 1 "$node_count"; }
 shared_blkio_cgroup=storagebench-local-cluster
 label_key=storagebench.dev/local-cluster
 # Dynamic provisioning: rancher's local-path-provisioner (kind's and k3s's
@@ -108,15 +132,24 @@ gluster_server_addr=10.125.0.2
 gluster_volume=sbvol
 lpp_version=$(awk '$1 == "github.com/rancher/local-path-provisioner" {print $2}' "$(dirname "${BASH_SOURCE[0]}")/tools/local-path-provisioner/go.mod")
 
-components=(etcd kube-apiserver kube-controller-manager kube-scheduler containerd harness kubelet local-path-provisioner)
-[ "$gluster_spec" = none ] || components+=(glusterd)
+# set_components: what runs, for the node count and GlusterFS setting in
+# effect (the environment's for up, what up recorded for the other verbs).
+set_components() {
+  [[ $node_count =~ ^[1-9]$ ]] || die "STORAGEBENCH_NODES must be 1 to 9 (got '$node_count')"
+  local i
+  components=(etcd kube-apiserver kube-controller-manager kube-scheduler)
+  for i in $(node_indices); do components+=("$(node_component "$i" containerd)"); done
+  components+=(harness)
+  for i in $(node_indices); do components+=("$(node_component "$i" kubelet)"); done
+  components+=(local-path-provisioner)
+  [ "$gluster_spec" = none ] || components+=(glusterd)
+}
 
 pki=$state/pki
 run=$state/run
 logs=$state/logs
 bin=$state/bin
 kubeconfig=$state/kubeconfig
-sock=$state/containerd/containerd.sock
 
 log() { echo "local-cluster: $*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -132,7 +165,7 @@ check_state_path() {
       die "refusing to use '$state' as the state folder: pick a dedicated folder" ;;
   esac
   pki=$state/pki run=$state/run logs=$state/logs bin=$state/bin
-  kubeconfig=$state/kubeconfig sock=$state/containerd/containerd.sock
+  kubeconfig=$state/kubeconfig
 }
 
 need_root() { [ "$(id -u)" = 0 ] || die "must run as root (loop devices, mounts, cgroups, containerd)"; }
@@ -319,45 +352,57 @@ write_configs() {
   write_kubeconfig "$kubeconfig" admin admin
   write_kubeconfig "$state/conf/controller-manager.kubeconfig" kube-controller-manager controller-manager
   write_kubeconfig "$state/conf/scheduler.kubeconfig" kube-scheduler scheduler
-  write_kubeconfig "$state/conf/kubelet.kubeconfig" kubelet kubelet-client
   # Pods get no usable DNS server (nothing may leave the machine).
   echo "nameserver 127.0.0.1" >"$state/conf/resolv.conf"
+  for i in $(node_indices); do write_node_configs "$i"; done
+}
 
-  cat >"$state/cni/net.d/10-$cni_network.conflist" <<EOF
+# write_node_configs NODE: the node's kubelet kubeconfig, CNI network,
+# containerd and kubelet configs, in its folder.
+write_node_configs() {
+  local i=$1 d certs serving pods_log cgroup_root
+  d=$(node_dir "$i")
+  certs=kubelet-client serving=kubelet-serving pods_log=$logs/pods
+  if [ "$i" != 1 ]; then
+    certs=kubelet-client-$(node_name "$i") serving=kubelet-serving-$(node_name "$i") pods_log=$logs/pods-node-$i
+  fi
+  mkdir -p "$d/conf" "$d/cni/net.d" "$d/containerd" "$d/kubelet" "$pods_log"
+  write_kubeconfig "$d/conf/kubelet.kubeconfig" kubelet "$certs"
+  cat >"$d/cni/net.d/10-$cni_network.conflist" <<EOF
 {
   "cniVersion": "0.4.0",
   "name": "$cni_network",
   "plugins": [{
-    "type": "bridge", "bridge": "$bridge",
+    "type": "bridge", "bridge": "$(node_bridge "$i")",
     "isGateway": false, "isDefaultGateway": false, "ipMasq": false, "hairpinMode": false,
     "ipam": {
-      "type": "host-local", "dataDir": "$state/cni/ipam",
-      "ranges": [[{"subnet": "$pod_subnet", "gateway": "$pod_gateway"}]],
+      "type": "host-local", "dataDir": "$d/cni/ipam",
+      "ranges": [[{"subnet": "$(node_subnet "$i")", "gateway": "$(node_gateway "$i")"}]],
       "routes": [{"dst": "$service_ip/32"}]
     }
   }]
 }
 EOF
 
-  cat >"$state/containerd/config.toml" <<EOF
+  cat >"$d/containerd/config.toml" <<EOF
 version = 2
-root = "$state/containerd/root"
-state = "$state/containerd/state"
+root = "$d/containerd/root"
+state = "$d/containerd/state"
 disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshotter.v1.btrfs",
   "io.containerd.snapshotter.v1.zfs", "io.containerd.snapshotter.v1.devmapper",
   "io.containerd.tracing.processor.v1.otlp", "io.containerd.internal.v1.tracing"]
 
 [grpc]
-  address = "$sock"
+  address = "$(node_sock "$i")"
 [ttrpc]
-  address = "$sock.ttrpc"
+  address = "$(node_sock "$i").ttrpc"
 [debug]
   address = ""
 [metrics]
   address = ""
 
 [plugins."io.containerd.internal.v1.opt"]
-  path = "$state/containerd/opt"
+  path = "$d/containerd/opt"
 [plugins."io.containerd.grpc.v1.cri"]
   sandbox_image = "$pause_image"
   restrict_oom_score_adj = true
@@ -374,36 +419,38 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
       runtime_type = "io.containerd.runc.v2"
       [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
         SystemdCgroup = false
-        Root = "$state/containerd/runc"
+        Root = "$d/containerd/runc"
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "/usr/lib/cni"
-    conf_dir = "$state/cni/net.d"
+    conf_dir = "$d/cni/net.d"
     max_conf_num = 1
   [plugins."io.containerd.grpc.v1.cri".registry]
-    config_path = "$state/containerd/certs.d"
+    config_path = "$d/containerd/certs.d"
 EOF
 
-  cat >"$state/conf/kubelet.yaml" <<EOF
+  cgroup_root=$(node_cgroup_root "$i")
+  cat >"$d/conf/kubelet.yaml" <<EOF
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
-address: 127.0.0.1
+address: $(node_ip "$i")
 port: 10250
 readOnlyPort: 0
-healthzBindAddress: 127.0.0.1
+healthzBindAddress: $(node_ip "$i")
 healthzPort: 10248
 authentication:
   anonymous: {enabled: false}
   webhook: {enabled: true}
   x509: {clientCAFile: $pki/ca.crt}
 authorization: {mode: Webhook}
-tlsCertFile: $pki/kubelet-serving.crt
-tlsPrivateKeyFile: $pki/kubelet-serving.key
+tlsCertFile: $pki/$serving.crt
+tlsPrivateKeyFile: $pki/$serving.key
 rotateCertificates: false
 serverTLSBootstrap: false
-containerRuntimeEndpoint: unix://$sock
-imageServiceEndpoint: unix://$sock
+containerRuntimeEndpoint: unix://$(node_sock "$i")
+imageServiceEndpoint: unix://$(node_sock "$i")
 cgroupDriver: cgroupfs
 cgroupsPerQOS: true
+${cgroup_root:+cgroupRoot: /$cgroup_root}
 failCgroupV1: false
 failSwapOn: false
 enforceNodeAllocatable: []
@@ -417,8 +464,8 @@ evictionHard: {memory.available: 100Mi, nodefs.available: 1%, nodefs.inodesFree:
 resolvConf: $state/conf/resolv.conf
 clusterDomain: cluster.local
 hairpinMode: none
-podLogsDir: $logs/pods
-volumePluginDir: $state/kubelet/volume-plugins
+podLogsDir: $pods_log
+volumePluginDir: $d/kubelet/volume-plugins
 shutdownGracePeriod: 0s
 serializeImagePulls: false
 maxPods: 110
@@ -583,7 +630,11 @@ metadata:
     storagebench.dev/loop-devices: "$brickloop"
     storagebench.dev/network-file-system: "GlusterFS $(glusterd --version | awk 'NR == 1 {print $2}') (FUSE client), volume $gluster_volume on $gluster_server_addr, one brick, performance.strict-o-direct on"
 provisioner: $lpp_name
-volumeBindingMode: WaitForFirstConsumer
+# Immediate, as network file system classes are: with WaitForFirstConsumer
+# the scheduler pins every pod waiting for a shared claim to the node its
+# first pod was given (the claim's selected node), so clients sharing one
+# claim would all land on one node.
+volumeBindingMode: Immediate
 reclaimPolicy: Delete
 EOF
 }
@@ -732,19 +783,44 @@ EOF
 }
 
 setup_network() {
-  if ! ip link show "$bridge" >/dev/null 2>&1; then
-    ip link add "$bridge" type bridge
-  fi
-  # A bridge without an address of its own takes the lowest MAC among its
-  # ports, so it changes whenever a pod's veth comes or goes. Pods cache the
-  # gateway's (and the Service address's) MAC, and after such a change their
-  # packets to the API go to a MAC nobody has until the neighbour entry
-  # expires: 30 to 45 s without the API after pod churn. A fixed, locally
-  # administered address stops that.
-  ip link set "$bridge" address "$bridge_mac"
-  ip addr replace "$pod_gateway/${pod_subnet#*/}" dev "$bridge"
+  local i br
+  for i in $(node_indices); do
+    br=$(node_bridge "$i")
+    if ! ip link show "$br" >/dev/null 2>&1; then
+      ip link add "$br" type bridge
+    fi
+    # A bridge without an address of its own takes the lowest MAC among its
+    # ports, so it changes whenever a pod's veth comes or goes. Pods cache the
+    # gateway's (and the Service address's) MAC, and after such a change their
+    # packets to the API go to a MAC nobody has until the neighbour entry
+    # expires: 30 to 45 s without the API after pod churn. A fixed, locally
+    # administered address (02:...) stops that.
+    ip link set "$br" address "02:5b:be:00:00:0$i"
+    ip addr replace "$(node_gateway "$i")/24" dev "$br"
+    ip link set "$br" up
+  done
+  # The kubernetes Service address lives on node 1's bridge; pods of every
+  # node reach it through their gateway (it is an address of this host).
   ip addr replace "$service_ip/32" dev "$bridge"
-  ip link set "$bridge" up
+}
+
+# setup_node_cgroups: the cgroup roots of nodes 2..N in every cgroup v1
+# controller (the kubelet refuses a cgroupRoot that does not exist); cpuset
+# children start empty, so they get their parent's CPUs and memory nodes.
+setup_node_cgroups() {
+  local i root c
+  for i in $(node_indices); do
+    root=$(node_cgroup_root "$i")
+    [ -n "$root" ] || continue
+    for c in /sys/fs/cgroup/*/; do
+      [ -e "$c/cgroup.procs" ] || continue
+      mkdir -p "$c$root"
+      if [ -e "$c$root/cpuset.cpus" ]; then
+        cat "${c}cpuset.cpus" >"$c$root/cpuset.cpus"
+        cat "${c}cpuset.mems" >"$c$root/cpuset.mems"
+      fi
+    done
+  done
 }
 
 # ----------------------------------------------------------------------- up
@@ -777,16 +853,19 @@ cmd_up() {
   install_packages
   build_tools
   local tb=$SECONDS
-  "$bin/sbcluster" pki --dir "$pki" --service-ip "$service_ip" || die "creating the PKI failed"
+  local i nodes_arg=
+  for i in $(node_indices); do nodes_arg+="${nodes_arg:+,}$(node_name "$i")=$(node_ip "$i")"; done
+  "$bin/sbcluster" pki --dir "$pki" --service-ip "$service_ip" --nodes "$nodes_arg" || die "creating the PKI failed"
   for port in "$kv_port" "$kv_peer_port" "$apiserver_port" 10250 10248; do
     if ss -Htln "sport = :$port" | grep -q .; then
       die "port $port on this machine is in use: $(ss -Htlnp "sport = :$port" | head -1)"
     fi
   done
   write_configs
-  printf 'cap_scope=%q\nbacking=%q\ngluster_spec=%q\n' "$cap_scope" "$backing" "$gluster_spec" >"$run/settings"
+  printf 'cap_scope=%q\nbacking=%q\ngluster_spec=%q\nnode_count=%q\n' "$cap_scope" "$backing" "$gluster_spec" "$node_count" >"$run/settings"
   setup_storage
   setup_network
+  setup_node_cgroups
   [ "$gluster_spec" = none ] || setup_gluster
 
   start etcd "$k8s_bin/etcd" --name=storagebench --data-dir="$state/etcd" \
@@ -821,22 +900,33 @@ cmd_up() {
     --kubeconfig="$state/conf/scheduler.kubeconfig" \
     --leader-elect=false --secure-port=0 --bind-address=127.0.0.1 --profiling=false
 
-  start containerd containerd --config "$state/containerd/config.toml"
-  wait_until containerd 60 "containerd socket" ctr --address "$sock" version
-  for img in "$bin/pause.tar" "$lpp_helper_tar"; do
-    ctr --address "$sock" -n k8s.io images import "$img" >>"$logs/containerd.log" 2>&1 ||
-      fail_component containerd "importing the image $img failed"
+  local ctrd kubelet_c kubepods
+  for i in $(node_indices); do
+    ctrd=$(node_component "$i" containerd)
+    start "$ctrd" containerd --config "$(node_dir "$i")/containerd/config.toml"
+    wait_until "$ctrd" 60 "$ctrd socket" ctr --address "$(node_sock "$i")" version
+    for img in "$bin/pause.tar" "$lpp_helper_tar"; do
+      ctr --address "$(node_sock "$i")" -n k8s.io images import "$img" >>"$logs/$ctrd.log" 2>&1 ||
+        fail_component "$ctrd" "importing the image $img failed"
+    done
   done
+  kubepods=kubepods
+  for i in $(node_indices); do [ "$i" = 1 ] || kubepods+=",$(node_cgroup_root "$i")/kubepods"; done
 
   start harness "$bin/sbcluster" harness --state "$state" --scope "$cap_scope" \
     --shared-cgroup "$shared_blkio_cgroup" --apiserver "https://127.0.0.1:$apiserver_port" \
-    --proxy-listen "$service_ip:443" --proxy-target "127.0.0.1:$apiserver_port"
+    --proxy-listen "$service_ip:443" --proxy-target "127.0.0.1:$apiserver_port" --kubepods "$kubepods"
 
-  start kubelet "$k8s_bin/kubelet" --config="$state/conf/kubelet.yaml" \
-    --kubeconfig="$state/conf/kubelet.kubeconfig" --hostname-override=localhost \
-    --root-dir="$state/kubelet" --cert-dir="$state/kubelet/pki" --v=1
-  wait_until kubelet 90 "node localhost Ready" \
-    bash -c "'$kubectl_bin' --kubeconfig '$kubeconfig' --request-timeout=5s get node localhost -o jsonpath='{.status.conditions[?(@.type==\"Ready\")].status}' | grep -qx True"
+  for i in $(node_indices); do
+    start "$(node_component "$i" kubelet)" "$k8s_bin/kubelet" --config="$(node_dir "$i")/conf/kubelet.yaml" \
+      --kubeconfig="$(node_dir "$i")/conf/kubelet.kubeconfig" --hostname-override="$(node_name "$i")" \
+      --root-dir="$(node_dir "$i")/kubelet" --cert-dir="$(node_dir "$i")/kubelet/pki" --v=1
+  done
+  for i in $(node_indices); do
+    kubelet_c=$(node_component "$i" kubelet)
+    wait_until "$kubelet_c" 90 "node $(node_name "$i") Ready" \
+      bash -c "'$kubectl_bin' --kubeconfig '$kubeconfig' --request-timeout=5s get node $(node_name "$i") -o jsonpath='{.status.conditions[?(@.type==\"Ready\")].status}' | grep -qx True"
+  done
   wait_until kube-controller-manager 90 "the default ServiceAccount" kc -n default get serviceaccount default
 
   kc apply -f "$state/conf/storage.yaml" >"$logs/storage-apply.log" 2>&1 ||
@@ -897,7 +987,7 @@ stray_pids() {
   {
     grep -laE -- "$re" /proc/[0-9]*/cmdline 2>/dev/null | cut -d/ -f3
     find /proc/[0-9]*/root -maxdepth 0 -lname "$state/*" 2>/dev/null | cut -d/ -f3
-    find /sys/fs/cgroup/*/kubepods "/sys/fs/cgroup/blkio/$shared_blkio_cgroup" -name cgroup.procs -exec cat {} + 2>/dev/null
+    find /sys/fs/cgroup/*/kubepods /sys/fs/cgroup/*/storagebench-node-* "/sys/fs/cgroup/blkio/$shared_blkio_cgroup" -name cgroup.procs -exec cat {} + 2>/dev/null
   } | sort -un | grep -vxE "$$|$BASHPID" || true
 }
 
@@ -965,7 +1055,7 @@ remove_cgroups() {
   local i left d
   for ((i = 0; i < 25; i++)); do
     left=0
-    for d in /sys/fs/cgroup/*/kubepods "/sys/fs/cgroup/blkio/$shared_blkio_cgroup"; do
+    for d in /sys/fs/cgroup/*/kubepods /sys/fs/cgroup/*/storagebench-node-* "/sys/fs/cgroup/blkio/$shared_blkio_cgroup"; do
       [ -d "$d" ] || continue
       # Deepest first.
       while IFS= read -r sub; do rmdir "$sub" 2>/dev/null || left=1; done < <(find "$d" -depth -type d 2>/dev/null)
@@ -973,16 +1063,20 @@ remove_cgroups() {
     [ $left = 0 ] && return 0
     sleep 0.2
   done
-  log "warning: cgroups left: $(ls -d /sys/fs/cgroup/*/kubepods "/sys/fs/cgroup/blkio/$shared_blkio_cgroup" 2>/dev/null | tr '\n' ' ')"
+  log "warning: cgroups left: $(ls -d /sys/fs/cgroup/*/kubepods /sys/fs/cgroup/*/storagebench-node-* "/sys/fs/cgroup/blkio/$shared_blkio_cgroup" 2>/dev/null | tr '\n' ' ')"
 }
 
 cmd_down() {
   need_root
   local purge=${STORAGEBENCH_CLUSTER_PURGE:-0} t0=$SECONDS l
   [ "${1:-}" = --purge ] && purge=1
-  stop local-path-provisioner kubelet # first: nothing starts pods or restarts containers after this
+  local kubelets=() ctrds=() i
+  for i in 1 2 3 4 5 6 7 8 9; do
+    kubelets+=("$(node_component "$i" kubelet)") ctrds+=("$(node_component "$i" containerd)")
+  done
+  stop local-path-provisioner "${kubelets[@]}" # first: nothing starts pods or restarts containers after this
   gluster_down
-  stop harness containerd kube-scheduler kube-controller-manager kube-apiserver etcd
+  stop harness "${ctrds[@]}" kube-scheduler kube-controller-manager kube-apiserver etcd
   kill_strays # containers, shims, anything else of ours whose PID file is gone
   # Root-cgroup caps of our loop devices (the harness removes them on a clean
   # stop; after a crash they would stay until the loops are detached).
@@ -1002,13 +1096,13 @@ cmd_down() {
   sleep 0.2 # loop detach is asynchronous: let autoclear finish
   unmount_all lazy
   remove_cgroups
-  # Network: veths on our bridge (normally gone with the netns), the bridge.
-  if ip link show "$bridge" >/dev/null 2>&1; then
-    for l in $(ip -o link show master "$bridge" 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1); do
+  # Network: veths on our bridges (normally gone with the netns), the bridges.
+  for br in $(our_bridges); do
+    for l in $(ip -o link show master "$br" 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1); do
       ip link del "$l" 2>/dev/null || true
     done
-    ip link del "$bridge" 2>/dev/null || log "warning: cannot delete bridge $bridge"
-  fi
+    ip link del "$br" 2>/dev/null || log "warning: cannot delete bridge $br"
+  done
   # Files outside the state folder: the kubelet's log symlinks, the CNI
   # result cache and stale shim sockets of our containerd.
   for l in /var/log/containers/*; do
@@ -1041,7 +1135,7 @@ cmd_down() {
         log "warning: not removing $state: no .storagebench-local-cluster marker in it"
       fi
     else
-      rm -rf "$state/etcd" "$state/containerd" "$state/kubelet" "$state/storage" "$state/cni" "$state/run" "$state/gluster"
+      rm -rf "$state/etcd" "$state/containerd" "$state/kubelet" "$state/storage" "$state/cni" "$state/run" "$state/gluster" "$state"/node-[0-9]
       [ -n "$(our_loops)" ] || rm -f "$state/loops"
     fi
   fi
@@ -1049,13 +1143,20 @@ cmd_down() {
   report_leftovers
 }
 
+# our_bridges: the nodes' bridges (sbench0..8, whatever STORAGEBENCH_NODES
+# says now), found by their fixed MAC prefix and name.
+our_bridges() {
+  ip -o link show type bridge 2>/dev/null | awk -F': ' '$2 ~ /^sbench[0-8]$/ && /link\/ether 02:5b:be:00:00:/ {print $2}'
+}
+
 report_leftovers() {
   local out=""
   [ -n "$(stray_pids)" ] && out+=" processes: $(stray_pids | tr '\n' ' ');"
   grep -qF -- " $state/" /proc/self/mountinfo && out+=" mounts under $state;"
   [ -n "$(our_loops)" ] && out+=" loop devices: $(our_loops | tr '\n' ' ');"
-  ls -d /sys/fs/cgroup/*/kubepods "/sys/fs/cgroup/blkio/$shared_blkio_cgroup" >/dev/null 2>&1 && out+=" cgroups;"
-  ip link show "$bridge" >/dev/null 2>&1 && out+=" bridge $bridge;"
+  compgen -G "/sys/fs/cgroup/*/kubepods" >/dev/null || compgen -G "/sys/fs/cgroup/*/storagebench-node-*" >/dev/null ||
+    [ -d "/sys/fs/cgroup/blkio/$shared_blkio_cgroup" ] && out+=" cgroups;"
+  for l in $(our_bridges); do out+=" bridge $l;"; done
   ip netns list 2>/dev/null | grep -qw "$gluster_netns" && out+=" network namespace $gluster_netns;"
   ip link show "$gluster_veth_host" >/dev/null 2>&1 && out+=" veth $gluster_veth_host;"
   if [ -n "$out" ]; then
@@ -1084,9 +1185,9 @@ cmd_status() {
   done
   echo "kubeconfig: $kubeconfig   (export KUBECONFIG=$kubeconfig)"
   if alive kube-apiserver && [ -x "${kubectl_bin:-}" ]; then
-    ready=$(kc get node localhost -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}' 2>/dev/null || echo "not registered")
+    ready=$(kc get nodes -o jsonpath='{range .items[*]}{.metadata.name}={.status.conditions[?(@.type=="Ready")].status} {end}' 2>/dev/null || echo "not registered")
   fi
-  echo "node localhost Ready: $ready"
+  echo "nodes Ready: $ready"
   echo "storage classes (cap scope: $cap_scope; backing: $backing; IOPS cap applies to reads and to writes):"
   if [ -f "$run/classes.conf" ]; then
     printf '  %-16s %-10s %-14s %-12s %-12s %s\n' CLASS IOPS-CAP BANDWIDTH-CAP FS-LOOP BLOCK-LOOP MOUNT
@@ -1104,7 +1205,10 @@ cmd_load_image() {
   [ $# -eq 1 ] || die "usage: hack/local-cluster.sh load-image FILE.tar"
   [ -f "$1" ] || die "no such file: $1"
   alive containerd || die "the cluster's containerd is not running (hack/local-cluster.sh up)"
-  ctr --address "$sock" -n k8s.io images import "$1" || die "importing $1 failed"
+  local i
+  for i in $(node_indices); do
+    ctr --address "$(node_sock "$i")" -n k8s.io images import "$1" || die "importing $1 into node $(node_name "$i")'s containerd failed"
+  done
 }
 
 cmd_set_cap() {
@@ -1147,6 +1251,9 @@ main() {
   local k8s_cache=${STORAGEBENCH_CACHE:-$HOME/.cache/storagebench}
   kubectl_bin=$k8s_cache/k8s/v1.37.2/kubectl
   tools_bin=$k8s_cache/bin
+  # shellcheck disable=SC1091
+  [ "${1:-}" != up ] && [ -f "$run/settings" ] && . "$run/settings"
+  set_components
   case "${1:-}" in
     up) cmd_up ;;
     down) shift; cmd_down "$@" ;;

@@ -22,7 +22,7 @@ import (
 //
 //  1. blkio caps. cgroup v1 throttles are not hierarchical here: a cap on a
 //     parent cgroup does not limit processes in child cgroups. So every
-//     cgroup the kubelet creates under kubepods (blkio controller) gets every
+//     cgroup a kubelet creates under its kubepods (blkio controller) gets every
 //     class's lines as soon as it appears, and in "device" scope (default) the
 //     processes are moved into one shared blkio cgroup that holds the caps, so
 //     that all pods doing IO to one class share that class's budget: the cap
@@ -37,8 +37,8 @@ import (
 type harness struct {
 	state       string
 	blkioRoot   string
-	kubepods    string
-	shared      string // shared blkio cgroup (device scope); "" in container scope
+	kubepods    []string // the kubelets' pod cgroups (blkio), one per node
+	shared      string   // shared blkio cgroup (device scope); "" in container scope
 	caps        []DeviceCap
 	rootCaps    bool
 	interval    time.Duration
@@ -60,6 +60,7 @@ func cmdHarness(args []string) error {
 	sharedName := fs.String("shared-cgroup", "storagebench-local-cluster", "name of the shared blkio cgroup (device scope)")
 	rootCaps := fs.Bool("root-caps", true, "also cap the root blkio cgroup (writeback, host processes)")
 	interval := fs.Duration("interval", 200*time.Millisecond, "how often to look for new cgroups")
+	kubepods := fs.String("kubepods", "kubepods", "comma-separated pod cgroups of the nodes' kubelets, relative to --blkio-root")
 	apiserver := fs.String("apiserver", "https://127.0.0.1:6443", "")
 	pki := fs.String("pki", "", "PKI folder (default STATE/pki); admin.crt/key and ca.crt are used")
 	pvLabel := fs.String("pv-label", "storagebench.dev/local-cluster=true", "label selector of the PVs to recycle")
@@ -86,7 +87,7 @@ func cmdHarness(args []string) error {
 	h := &harness{
 		state:       *state,
 		blkioRoot:   *blkio,
-		kubepods:    filepath.Join(*blkio, "kubepods"),
+		kubepods:    kubepodsDirs(*blkio, *kubepods),
 		caps:        caps,
 		rootCaps:    *rootCaps,
 		interval:    *interval,
@@ -224,12 +225,38 @@ func writeThrottles(dir string, writes map[string][]string) error {
 	return errors.Join(errs...)
 }
 
-// scan walks the kubepods blkio hierarchy once: new cgroups get the caps, and
-// in device scope every process found there is moved to the shared cgroup.
+func kubepodsDirs(blkio, list string) []string {
+	var dirs []string
+	for _, d := range strings.Split(list, ",") {
+		if d = strings.TrimSpace(d); d != "" {
+			dirs = append(dirs, filepath.Join(blkio, d))
+		}
+	}
+	return dirs
+}
+
+// scan walks the kubepods blkio hierarchies once: new cgroups get the caps,
+// and in device scope every process found there is moved to the shared
+// cgroup (so pods of every node share one budget per device).
 func (h *harness) scan() {
 	seen := map[string]bool{}
 	moved := 0
-	_ = filepath.WalkDir(h.kubepods, func(p string, d fs.DirEntry, err error) error {
+	for _, dir := range h.kubepods {
+		moved += h.scanTree(dir, seen)
+	}
+	for p := range h.known {
+		if !seen[p] {
+			delete(h.known, p)
+		}
+	}
+	if moved > 0 {
+		log.Printf("Moved processes into the shared blkio cgroup count=%d", moved)
+	}
+}
+
+func (h *harness) scanTree(root string, seen map[string]bool) int {
+	moved := 0
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || !d.IsDir() {
 			return nil // vanished while walking, or a file
 		}
@@ -246,14 +273,7 @@ func (h *harness) scan() {
 		}
 		return nil
 	})
-	for p := range h.known {
-		if !seen[p] {
-			delete(h.known, p)
-		}
-	}
-	if moved > 0 {
-		log.Printf("Moved processes into the shared blkio cgroup count=%d", moved)
-	}
+	return moved
 }
 
 func (h *harness) moveProcs(cg string) int {

@@ -99,9 +99,11 @@ func TestScanFakeHierarchy(t *testing.T) {
 	mk(root, "")
 	mk(filepath.Join(root, "kubepods"), "")
 	mk(filepath.Join(root, "kubepods", "besteffort", "podX", "ctr1"), "4242\n")
+	// A second node's kubelet, with its own cgroup root.
+	mk(filepath.Join(root, "node-2", "kubepods", "podY", "ctr2"), "4343\n")
 	h := &harness{
 		blkioRoot: root,
-		kubepods:  filepath.Join(root, "kubepods"),
+		kubepods:  kubepodsDirs(root, "kubepods, node-2/kubepods"),
 		shared:    filepath.Join(root, "shared"),
 		caps:      []DeviceCap{{"c", "7:3", 1500, 0}},
 		known:     map[string]bool{},
@@ -115,23 +117,42 @@ func TestScanFakeHierarchy(t *testing.T) {
 	if string(b) != "7:3 1500" {
 		t.Errorf("container cgroup cap = %q", b)
 	}
-	if b, _ := os.ReadFile(filepath.Join(h.shared, "cgroup.procs")); string(b) != "4242" {
-		t.Errorf("shared cgroup.procs = %q, want the moved pid", b)
+	b, _ = os.ReadFile(filepath.Join(root, "node-2", "kubepods", "podY", "ctr2", "blkio.throttle.write_iops_device"))
+	if string(b) != "7:3 1500" {
+		t.Errorf("the second node's container cgroup cap = %q", b)
 	}
-	if len(h.known) != 4 {
+	// The fake cgroup.procs keeps the last write only: the second node's pid.
+	if b, _ := os.ReadFile(filepath.Join(h.shared, "cgroup.procs")); string(b) != "4343" {
+		t.Errorf("shared cgroup.procs = %q, want the pid moved last", b)
+	}
+	if len(h.known) != 7 {
 		t.Errorf("known cgroups %v", h.known)
 	}
 	os.RemoveAll(filepath.Join(root, "kubepods", "besteffort", "podX"))
 	h.scan()
-	if len(h.known) != 2 {
+	if len(h.known) != 5 {
 		t.Errorf("removed cgroups still known: %v", h.known)
+	}
+}
+
+var testNodes = []node{{"localhost", net.ParseIP("127.0.0.1")}, {"node-2", net.ParseIP("127.0.0.2")}}
+
+func TestParseNodes(t *testing.T) {
+	got, err := parseNodes("localhost=127.0.0.1, node-2=127.0.0.2")
+	if err != nil || len(got) != 2 || got[1].name != "node-2" || !got[1].ip.Equal(net.ParseIP("127.0.0.2")) {
+		t.Fatalf("parseNodes: %v %v", got, err)
+	}
+	for _, bad := range []string{"node-2", "node-2=10.0.0.2", "=127.0.0.2", "a=b"} {
+		if _, err := parseNodes(bad); err == nil || !strings.Contains(err.Error(), "--nodes") {
+			t.Errorf("parseNodes(%q): %v, want an error naming --nodes", bad, err)
+		}
 	}
 }
 
 func TestPKI(t *testing.T) {
 	dir := t.TempDir()
 	svc := net.ParseIP("10.124.0.1")
-	if err := ensurePKI(dir, svc, time.Now()); err != nil {
+	if err := ensurePKI(dir, svc, testNodes, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	ca, err := readCert(filepath.Join(dir, "ca.crt"))
@@ -156,6 +177,19 @@ func TestPKI(t *testing.T) {
 	if _, err := kl.Verify(x509.VerifyOptions{Roots: pool, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}); err != nil {
 		t.Errorf("kubelet client cert: %v", err)
 	}
+	// The second node: its own identity for the Node authorizer, and a
+	// serving certificate for the address the apiserver reaches it on.
+	kl2, _ := readCert(filepath.Join(dir, "kubelet-client-node-2.crt"))
+	if kl2 == nil || kl2.Subject.CommonName != "system:node:node-2" {
+		t.Errorf("second kubelet client cert %v", kl2)
+	}
+	srv2, _ := readCert(filepath.Join(dir, "kubelet-serving-node-2.crt"))
+	if srv2 == nil {
+		t.Fatal("no serving certificate for node-2")
+	}
+	if _, err := srv2.Verify(x509.VerifyOptions{DNSName: "127.0.0.2", Roots: pool}); err != nil {
+		t.Errorf("node-2 serving cert for 127.0.0.2: %v", err)
+	}
 	for _, f := range []string{"sa.key", "sa.pub", "admin.key", "kubelet-serving.crt"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Error(err)
@@ -166,7 +200,7 @@ func TestPKI(t *testing.T) {
 	}
 	// Idempotent: a second run keeps the CA.
 	before, _ := os.ReadFile(filepath.Join(dir, "ca.crt"))
-	if err := ensurePKI(dir, svc, time.Now()); err != nil {
+	if err := ensurePKI(dir, svc, testNodes, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	after, _ := os.ReadFile(filepath.Join(dir, "ca.crt"))

@@ -14,6 +14,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -32,9 +33,9 @@ type certSpec struct {
 // admin and the apiserver's kubelet client are system:masters; the node and
 // the controllers use their well-known user names so RBAC's bootstrap roles
 // (and the Node authorizer) apply.
-func clusterCerts(serviceIP net.IP) []certSpec {
+func clusterCerts(serviceIP net.IP, nodes []node) []certSpec {
 	loop := []net.IP{net.ParseIP("127.0.0.1")}
-	return []certSpec{
+	certs := []certSpec{
 		{file: "apiserver", cn: "kube-apiserver", server: true,
 			dns: []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"},
 			ips: append(loop, serviceIP)},
@@ -42,15 +43,51 @@ func clusterCerts(serviceIP net.IP) []certSpec {
 		{file: "admin", cn: "storagebench-admin", orgs: []string{"system:masters"}, client: true},
 		{file: "controller-manager", cn: "system:kube-controller-manager", client: true},
 		{file: "scheduler", cn: "system:kube-scheduler", client: true},
-		{file: "kubelet-client", cn: "system:node:localhost", orgs: []string{"system:nodes"}, client: true},
-		{file: "kubelet-serving", cn: "localhost", server: true, dns: []string{"localhost"}, ips: loop},
 	}
+	for _, n := range nodes {
+		certs = append(certs,
+			certSpec{file: n.certBase("kubelet-client"), cn: "system:node:" + n.name, orgs: []string{"system:nodes"}, client: true},
+			certSpec{file: n.certBase("kubelet-serving"), cn: n.name, server: true, dns: []string{n.name}, ips: []net.IP{n.ip}})
+	}
+	return certs
+}
+
+// node is a kubelet of the cluster: its node name and the loopback address
+// it serves on (the apiserver reaches kubelets by InternalIP).
+type node struct {
+	name string
+	ip   net.IP
+}
+
+// certBase names a node's certificate files: the first node's keep their
+// plain names (kubelet-client, kubelet-serving), so an existing PKI folder
+// stays valid.
+func (n node) certBase(kind string) string {
+	if n.name == "localhost" {
+		return kind
+	}
+	return kind + "-" + n.name
+}
+
+// parseNodes reads NAME=IP,NAME=IP (the first node is "localhost").
+func parseNodes(list string) ([]node, error) {
+	var out []node
+	for _, item := range strings.Split(list, ",") {
+		name, addr, ok := strings.Cut(strings.TrimSpace(item), "=")
+		ip := net.ParseIP(addr)
+		if !ok || name == "" || ip == nil || !ip.IsLoopback() {
+			return nil, fmt.Errorf("--nodes: %q is not NAME=LOOPBACK-IP", item)
+		}
+		out = append(out, node{name: name, ip: ip})
+	}
+	return out, nil
 }
 
 func cmdPKI(args []string) error {
 	fs := flag.NewFlagSet("pki", flag.ContinueOnError)
 	dir := fs.String("dir", "", "folder for the certificates and keys")
 	svc := fs.String("service-ip", "", "ClusterIP of the kubernetes Service (SAN of the apiserver cert)")
+	nodeList := fs.String("nodes", "localhost=127.0.0.1", "the kubelets: NAME=IP,... (client and serving certificates each)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -58,12 +95,16 @@ func cmdPKI(args []string) error {
 	if *dir == "" || ip == nil {
 		return errors.New("need --dir and --service-ip")
 	}
-	return ensurePKI(*dir, ip, time.Now())
+	nodes, err := parseNodes(*nodeList)
+	if err != nil {
+		return err
+	}
+	return ensurePKI(*dir, ip, nodes, time.Now())
 }
 
 // ensurePKI creates what is missing; existing files are kept, so a cluster
 // restarted over the same folder keeps trusting its own CA and kubeconfigs.
-func ensurePKI(dir string, serviceIP net.IP, now time.Time) error {
+func ensurePKI(dir string, serviceIP net.IP, nodes []node, now time.Time) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
@@ -71,7 +112,7 @@ func ensurePKI(dir string, serviceIP net.IP, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	for _, c := range clusterCerts(serviceIP) {
+	for _, c := range clusterCerts(serviceIP, nodes) {
 		if exists(filepath.Join(dir, c.file+".crt")) && exists(filepath.Join(dir, c.file+".key")) {
 			continue
 		}
