@@ -66,6 +66,32 @@ func boundVolumes(t *testing.T, ns string, want int) []*corev1.PersistentVolume 
 	return pvs
 }
 
+// volumeNode is the node a node-local volume is pinned to.
+func volumeNode(t *testing.T, pv *corev1.PersistentVolume) string {
+	t.Helper()
+	if a := pv.Spec.NodeAffinity; a != nil && a.Required != nil {
+		for _, term := range a.Required.NodeSelectorTerms {
+			for _, e := range term.MatchExpressions {
+				if e.Key == corev1.LabelHostname && len(e.Values) == 1 {
+					return e.Values[0]
+				}
+			}
+		}
+	}
+	t.Fatalf("volume %s has no node affinity to one host: %+v", pv.Name, pv.Spec.NodeAffinity)
+	return ""
+}
+
+// clusterNodes counts the cluster's nodes.
+func clusterNodes(t *testing.T) int {
+	t.Helper()
+	var nodes corev1.NodeList
+	if err := k8s.List(context.Background(), &nodes); err != nil {
+		t.Fatal(err)
+	}
+	return len(nodes.Items)
+}
+
 // waitVolumesDeleted waits until the provisioner has deleted the volumes and
 // their folders (its teardown helper pods ran).
 func waitVolumesDeleted(t *testing.T, pvs []*corev1.PersistentVolume) {
@@ -86,17 +112,19 @@ func waitVolumesDeleted(t *testing.T, pvs []*corev1.PersistentVolume) {
 
 // TestDynamicallyProvisionedClaims runs 2 clients on claims of their own
 // (ReadWriteOnce) of a capped class whose volumes local-path-provisioner
-// makes on demand: the claims bind to volumes it provisioned, the binding
-// time in status is the provisioner's real time, the clients together
-// measure the class's device cap, and once the run deletes its claims the
-// provisioner deletes the volumes and their folders.
+// makes on demand, with spread Required on the two nodes: each claim binds
+// to a volume it provisioned on the node its client was scheduled to
+// (WaitForFirstConsumer), the binding time in status is the provisioner's
+// real time, the clients on both nodes together measure the class's device
+// cap, and once the run deletes its claims the provisioner deletes the
+// volumes and their folders.
 func TestDynamicallyProvisionedClaims(t *testing.T) {
 	ns := benchNamespace(t, "dynamic")
 	b := &sbv1.StorageBenchmark{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "dynamic"},
 		Spec: sbv1.StorageBenchmarkSpec{
 			Targets: []sbv1.Target{target("capped", "capped-1500")},
-			Clients: sbv1.Clients{Count: 2, Resources: clientResources()},
+			Clients: sbv1.Clients{Count: 2, Spread: sbv1.SpreadRequired, Resources: clientResources()},
 			Dataset: sbv1.Dataset{SizePerClient: "48Mi"},
 			Workloads: []sbv1.WorkloadGroup{{Name: "rand", BlockSizes: []sbv1.BlockSize{"4Ki"}, ReadPercents: []int32{100},
 				QueueDepths: []int32{8}, DurationSeconds: 8, RampSeconds: 1}},
@@ -116,15 +144,33 @@ func TestDynamicallyProvisionedClaims(t *testing.T) {
 	if math.Abs(total/limit-1) > capTolerance {
 		t.Errorf("aggregate %.0f IOPS is not within %.0f%% of the device cap %.0f", total, capTolerance*100, limit)
 	}
+	clientNodes := map[string]bool{}
+	for _, c := range targetResult(t, got, "capped").ClientSummaries {
+		clientNodes[c.Node] = true
+	}
+	volumeNodes := map[string]bool{}
+	for _, pv := range pvs {
+		volumeNodes[volumeNode(t, pv)] = true
+	}
+	t.Logf("clients on %v, volumes on %v", clientNodes, volumeNodes)
+	if len(clientNodes) != 2 || len(volumeNodes) != 2 {
+		t.Errorf("spread Required: clients on %v and volumes on %v, want each on its own node", clientNodes, volumeNodes)
+	}
+	for n := range volumeNodes {
+		if !clientNodes[n] {
+			t.Errorf("a volume was provisioned on node %s, where no client ran (clients on %v)", n, clientNodes)
+		}
+	}
 	waitVolumesDeleted(t, pvs) // cleanup.volumes Delete: the claims go once the results are stored
 }
 
 // TestSeed003SharedNetworkVolume is seed 003's shape, scaled down: 4 clients
-// on one ReadWriteMany claim of the GlusterFS class (a real network file
-// system: FUSE client, glusterd and brick behind a veth pair), a read-percent
-// matrix. The brick's device cap bounds the volume, so every cell's reads
-// and writes each stay within it and the all-read and all-write cells reach
-// it; every client's figures add up to the total.
+// on 2 nodes sharing one ReadWriteMany claim of the GlusterFS class (a real
+// network file system: FUSE client, glusterd and brick behind a veth pair),
+// a read-percent matrix. The brick's device cap bounds the volume, so every
+// cell's reads and writes each stay within it and the all-read and
+// all-write cells reach it; the clients' figures and the nodes' add up to
+// the total.
 func TestSeed003SharedNetworkVolume(t *testing.T) {
 	ns := benchNamespace(t, "seed003")
 	tgt := target("nfs", glusterClass)
@@ -178,7 +224,59 @@ func TestSeed003SharedNetworkVolume(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("clients on %d node(s)", len(nodes))
+	if want := min(clusterNodes(t), 4); len(nodes) != want {
+		t.Errorf("clients on %d node(s) (%v), want %d (spread Preferred)", len(nodes), nodes, want)
+	}
+	for _, cell := range tr.Cells {
+		rep := cell.Result()
+		var reads, writes float64
+		for _, n := range tr.NodeTotals(rep) {
+			t.Logf("%s on %s (clients %v): %.0f read + %.0f write IOPS", cell.Cell.Name, n.Node, n.Clients, n.ReadIOPS, n.WriteIOPS)
+			reads += n.ReadIOPS
+			writes += n.WriteIOPS
+		}
+		if math.Abs(reads-dirIOPS(rep.Read)) > 1 || math.Abs(writes-dirIOPS(rep.Write)) > 1 {
+			t.Errorf("%s: the nodes' %.1f/%.1f IOPS do not add up to the merged %.1f/%.1f", cell.Cell.Name, reads, writes, dirIOPS(rep.Read), dirIOPS(rep.Write))
+		}
+	}
+}
+
+// TestSpreadRequiredWithMoreClientsThanNodes asks for every client on a node
+// of its own with one client more than the cluster has nodes: the run fails
+// at once naming the nodes that could take them (the scheduler alone would
+// leave a client Pending until timeouts.prepareSeconds).
+func TestSpreadRequiredWithMoreClientsThanNodes(t *testing.T) {
+	ns := benchNamespace(t, "spread")
+	nodes := clusterNodes(t)
+	b := &sbv1.StorageBenchmark{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "spread"},
+		Spec: sbv1.StorageBenchmarkSpec{
+			Targets: []sbv1.Target{target("fast", "fast")},
+			Clients: sbv1.Clients{Count: int32(nodes + 1), Spread: sbv1.SpreadRequired, Resources: clientResources()},
+			Dataset: sbv1.Dataset{SizePerClient: "16Mi"},
+			Workloads: []sbv1.WorkloadGroup{{Name: "one", BlockSizes: []sbv1.BlockSize{"4Ki"}, ReadPercents: []int32{100},
+				QueueDepths: []int32{8}, DurationSeconds: 5, RampSeconds: 0}},
+		},
+	}
+	began := time.Now()
+	create(t, b)
+	var stalled *metav1.Condition
+	waitFor(t, 3*time.Minute, "Stalled", func() error {
+		got := get(t, ns, "spread")
+		if stalled = condition(got, sbv1.ConditionStalled); stalled == nil || stalled.Status != metav1.ConditionTrue {
+			return fmt.Errorf("not stalled: %s", describeConditions(got))
+		}
+		return nil
+	})
+	t.Logf("after %s: Stalled: %s: %s", time.Since(began).Round(100*time.Millisecond), stalled.Reason, stalled.Message)
+	if stalled.Reason != sbv1.ReasonClientsUnschedulable {
+		t.Errorf("Stalled reason %s, want %s", stalled.Reason, sbv1.ReasonClientsUnschedulable)
+	}
+	for _, want := range []string{"target fast", "clients.spread Required", fmt.Sprintf("but %d node(s) can take them", nodes), "localhost"} {
+		if !strings.Contains(stalled.Message, want) {
+			t.Errorf("Stalled message %q does not say %q", stalled.Message, want)
+		}
+	}
 }
 
 // dirIOPS is one direction's IOPS, 0 for a direction the cell did not run.
