@@ -476,6 +476,47 @@ EOF
 
 bytes_of() { "$bin/sbcluster" classes "x:0:$1" | awk '{print $3}'; }
 
+# new_loop FILE SIZE: a sparse backing file and its direct-IO loop device
+# (printed), recorded in $state/loops.
+new_loop() {
+  local loop
+  rm -f "$1"
+  truncate -s "$2" "$1"
+  loop=$(losetup --direct-io=on --find --show "$1") || die "losetup failed for $1"
+  echo "$loop $1" >>"$state/loops"
+  echo "$loop"
+}
+
+# mount_ext4 LOOP LABEL DIR: a fresh ext4 on the loop device, mounted.
+mount_ext4() {
+  mkfs.ext4 -q -F -m 0 -L "sb-$2" -J size=32 -E lazy_itable_init=0,lazy_journal_init=0 "$1" ||
+    die "mkfs.ext4 failed on $1"
+  mount -o noatime "$1" "$3"
+}
+
+# storage_class_yaml NAME IOPS BPS CAP-SCOPE LOOPS BINDING [ANNOTATION]: a
+# class local-path-provisioner serves, annotated with its ground truth.
+storage_class_yaml() {
+  cat <<EOF
+---
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata:
+  name: $1
+  labels: {$label_key: "true"}
+  annotations:
+    storagebench.dev/iops-cap: "$2"
+    storagebench.dev/bandwidth-cap-bytes: "$3"
+    storagebench.dev/cap-scope: "$4"
+    storagebench.dev/backing: "$backing"
+    storagebench.dev/loop-devices: "$5"
+${7:+    $7}
+provisioner: $lpp_name
+volumeBindingMode: $6
+reclaimPolicy: Delete
+EOF
+}
+
 setup_storage() {
   local size_b block_b per_b name iops bps dir fsloop blkloop fsdev blkdev i
   size_b=$(bytes_of "$class_size") || die "STORAGEBENCH_CLASS_SIZE '$class_size' is not a size"
@@ -510,16 +551,9 @@ setup_storage() {
   while read -r name iops bps; do
     dir=$state/storage/$name
     mkdir -p "$dir/mnt"
-    rm -f "$dir/fs.img" "$dir/block.img"
-    truncate -s "$size_b" "$dir/fs.img"
-    truncate -s "$block_b" "$dir/block.img"
-    fsloop=$(losetup --direct-io=on --find --show "$dir/fs.img") || die "losetup failed for $dir/fs.img"
-    echo "$fsloop $dir/fs.img" >>"$state/loops"
-    blkloop=$(losetup --direct-io=on --find --show "$dir/block.img") || die "losetup failed for $dir/block.img"
-    echo "$blkloop $dir/block.img" >>"$state/loops"
-    mkfs.ext4 -q -F -m 0 -L "sb-$name" -J size=32 -E lazy_itable_init=0,lazy_journal_init=0 "$fsloop" ||
-      die "mkfs.ext4 failed on $fsloop"
-    mount -o noatime "$fsloop" "$dir/mnt"
+    fsloop=$(new_loop "$dir/fs.img" "$size_b")
+    blkloop=$(new_loop "$dir/block.img" "$block_b")
+    mount_ext4 "$fsloop" "$name" "$dir/mnt"
     # Dynamically provisioned volumes: local-path-provisioner's helper pods
     # make one folder per claim here (see write_provisioner_config).
     mkdir -p "$dir/mnt/dynamic"
@@ -530,23 +564,7 @@ setup_storage() {
     echo "$name $blkdev $iops $bps" >>"$run/caps.conf"
     echo "$name $iops $bps $fsloop $blkloop $dir/mnt" >>"$run/classes.conf"
     {
-      cat <<EOF
----
-apiVersion: storage.k8s.io/v1
-kind: StorageClass
-metadata:
-  name: $name
-  labels: {$label_key: "true"}
-  annotations:
-    storagebench.dev/iops-cap: "$iops"
-    storagebench.dev/bandwidth-cap-bytes: "$bps"
-    storagebench.dev/cap-scope: "$cap_scope"
-    storagebench.dev/backing: "$backing"
-    storagebench.dev/loop-devices: "$fsloop,$blkloop"
-provisioner: $lpp_name
-volumeBindingMode: WaitForFirstConsumer
-reclaimPolicy: Delete
-EOF
+      storage_class_yaml "$name" "$iops" "$bps" "$cap_scope" "$fsloop,$blkloop" WaitForFirstConsumer
       for ((i = 0; i < pvs_per_class; i++)); do
         mkdir -p "$dir/mnt/rwx-$i"
         chmod 1777 "$dir/mnt/rwx-$i"
@@ -604,39 +622,19 @@ setup_gluster_storage() {
   read -r name iops bps <"$run/gluster.parsed"
   dir=$state/storage/$name
   mkdir -p "$dir/brick" "$dir/mnt"
-  rm -f "$dir/brick.img"
-  truncate -s "$size_b" "$dir/brick.img"
-  brickloop=$(losetup --direct-io=on --find --show "$dir/brick.img") || die "losetup failed for $dir/brick.img"
-  echo "$brickloop $dir/brick.img" >>"$state/loops"
-  mkfs.ext4 -q -F -m 0 -L "sb-$name" -J size=32 -E lazy_itable_init=0,lazy_journal_init=0 "$brickloop" ||
-    die "mkfs.ext4 failed on $brickloop"
-  mount -o noatime "$brickloop" "$dir/brick"
+  brickloop=$(new_loop "$dir/brick.img" "$size_b")
+  mount_ext4 "$brickloop" "$name" "$dir/brick"
   brickdev=$(lsblk -dno MAJ:MIN "$brickloop" | tr -d ' ')
   echo "$name $brickdev $iops $bps" >>"$run/caps.conf"
   echo "$name $iops $bps $brickloop - $dir/mnt" >>"$run/classes.conf"
   lpp_paths+=("$name=shared:$dir/mnt/dynamic")
-  cat >>"$state/conf/storage.yaml" <<EOF
----
-apiVersion: storage.k8s.io/v1
-kind: StorageClass
-metadata:
-  name: $name
-  labels: {$label_key: "true"}
-  annotations:
-    storagebench.dev/iops-cap: "$iops"
-    storagebench.dev/bandwidth-cap-bytes: "$bps"
-    storagebench.dev/cap-scope: "volume (the brick's device)"
-    storagebench.dev/backing: "$backing"
-    storagebench.dev/loop-devices: "$brickloop"
-    storagebench.dev/network-file-system: "GlusterFS $(glusterd --version | awk 'NR == 1 {print $2}') (FUSE client), volume $gluster_volume on $gluster_server_addr, one brick, performance.strict-o-direct on"
-provisioner: $lpp_name
-# Immediate, as network file system classes are: with WaitForFirstConsumer
-# the scheduler pins every pod waiting for a shared claim to the node its
-# first pod was given (the claim's selected node), so clients sharing one
-# claim would all land on one node.
-volumeBindingMode: Immediate
-reclaimPolicy: Delete
-EOF
+  # Immediate, as network file system classes are: with WaitForFirstConsumer
+  # the scheduler pins every pod waiting for a shared claim to the node its
+  # first pod was given (the claim's selected node), so clients sharing one
+  # claim would all land on one node.
+  storage_class_yaml "$name" "$iops" "$bps" "volume (the brick's device)" "$brickloop" Immediate \
+    "storagebench.dev/network-file-system: \"GlusterFS $(glusterd --version | awk 'NR == 1 {print $2}') (FUSE client), volume $gluster_volume on $gluster_server_addr, one brick, performance.strict-o-direct on\"" \
+    >>"$state/conf/storage.yaml"
 }
 
 # setup_gluster: the network namespace and veth pair, glusterd in it, the
