@@ -260,14 +260,7 @@ func TestSpreadRequiredWithMoreClientsThanNodes(t *testing.T) {
 	}
 	began := time.Now()
 	create(t, b)
-	var stalled *metav1.Condition
-	waitFor(t, 3*time.Minute, "Stalled", func() error {
-		got := get(t, ns, "spread")
-		if stalled = condition(got, sbv1.ConditionStalled); stalled == nil || stalled.Status != metav1.ConditionTrue {
-			return fmt.Errorf("not stalled: %s", describeConditions(got))
-		}
-		return nil
-	})
+	stalled := waitStalled(t, ns, "spread")
 	t.Logf("after %s: Stalled: %s: %s", time.Since(began).Round(100*time.Millisecond), stalled.Reason, stalled.Message)
 	if stalled.Reason != sbv1.ReasonClientsUnschedulable {
 		t.Errorf("Stalled reason %s, want %s", stalled.Reason, sbv1.ReasonClientsUnschedulable)
@@ -285,6 +278,20 @@ func dirIOPS(d *results.DirectionStats) float64 {
 		return 0
 	}
 	return d.IOPS
+}
+
+// waitStalled waits for the benchmark's Stalled condition to be True.
+func waitStalled(t *testing.T, ns, name string) *metav1.Condition {
+	t.Helper()
+	var stalled *metav1.Condition
+	waitFor(t, 3*time.Minute, name+" Stalled", func() error {
+		got := get(t, ns, name)
+		if stalled = condition(got, sbv1.ConditionStalled); stalled == nil || stalled.Status != metav1.ConditionTrue {
+			return fmt.Errorf("not stalled: %s", describeConditions(got))
+		}
+		return nil
+	})
+	return stalled
 }
 
 // localCluster runs a verb of hack/local-cluster.sh.
@@ -326,14 +333,7 @@ func TestProvisionerStoppedMidRun(t *testing.T) {
 	})
 	localCluster(t, "provisioner", "stop")
 	t.Cleanup(func() { localCluster(t, "provisioner", "start") })
-	var stalled *metav1.Condition
-	waitFor(t, 3*time.Minute, "Stalled", func() error {
-		got := get(t, ns, "stalls")
-		if stalled = condition(got, sbv1.ConditionStalled); stalled == nil || stalled.Status != metav1.ConditionTrue {
-			return fmt.Errorf("not stalled: %s", describeConditions(got))
-		}
-		return nil
-	})
+	stalled := waitStalled(t, ns, "stalls")
 	t.Logf("Stalled: %s: %s", stalled.Reason, stalled.Message)
 	if stalled.Reason != sbv1.ReasonVolumeNotBound {
 		t.Errorf("Stalled reason %s, want %s", stalled.Reason, sbv1.ReasonVolumeNotBound)
