@@ -58,7 +58,7 @@ func goldenBenchmark() *sbv1.StorageBenchmark {
 		Dataset: sbv1.Dataset{SizePerClient: "10Gi", FilesPerClient: 2, Fill: sbv1.FillIfMissing, Content: sbv1.ContentRandom},
 		Workloads: []sbv1.WorkloadGroup{{
 			Name: "oltp", BlockSizes: []sbv1.BlockSize{"8Ki"}, ReadPercents: []int32{70}, QueueDepths: []int32{16},
-			NumJobs: []int32{4}, DurationSeconds: 60, RampSeconds: 5, Direct: ptr.To(true),
+			NumJobs: []int32{4}, DurationSeconds: 60, RampSeconds: ptr.To[int32](5), Direct: ptr.To(true),
 		}},
 		Repetitions: 1,
 		Timeouts:    sbv1.Timeouts{VolumeBindSeconds: 600, PrepareSeconds: 3600, CollectSeconds: 300},

@@ -88,7 +88,7 @@ func newBenchmark(opts ...benchOption) *sbv1.StorageBenchmark {
 			Dataset: sbv1.Dataset{SizePerClient: "64Mi", FilesPerClient: 1, Fill: sbv1.FillIfMissing, Content: sbv1.ContentRandom},
 			Workloads: []sbv1.WorkloadGroup{{
 				Name: "w", Access: sbv1.AccessRandom, BlockSizes: []sbv1.BlockSize{"4Ki"}, ReadPercents: []int32{100},
-				QueueDepths: []int32{8}, NumJobs: []int32{1}, DurationSeconds: 1, Direct: ptr.To(true), SyncWrites: ptr.To(false),
+				QueueDepths: []int32{8}, NumJobs: []int32{1}, DurationSeconds: 1, RampSeconds: ptr.To[int32](0), Direct: ptr.To(true), SyncWrites: ptr.To(false),
 			}},
 			Repetitions:     1,
 			TargetExecution: sbv1.TargetsSequential,

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
 	"github.com/storagebench/storagebench/internal/plan"
@@ -14,7 +15,7 @@ func TestProgressOf(t *testing.T) {
 	// Each target runs three 1-second cells, at 0 s, 3 s and 6 s after its
 	// start (slots are SlotGap apart).
 	three := withWorkloads(sbv1.WorkloadGroup{Name: "w", BlockSizes: []sbv1.BlockSize{"4Ki"}, ReadPercents: []int32{100, 70, 0},
-		QueueDepths: []int32{8}, NumJobs: []int32{1}, DurationSeconds: 1})
+		QueueDepths: []int32{8}, NumJobs: []int32{1}, DurationSeconds: 1, RampSeconds: ptr.To[int32](0)})
 	two := withTargets(classTarget("a", "fast"), classTarget("b", "slow"))
 	state := func(name string, s sbv1.TargetState) benchOption {
 		return withTarget(name, func(st *sbv1.TargetStatus) { st.State = s })

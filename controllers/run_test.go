@@ -35,7 +35,7 @@ func twoTargetBenchmark(ns, name string) *sbv1.StorageBenchmark {
 			Dataset:  sbv1.Dataset{SizePerClient: "64Mi"},
 			Workloads: []sbv1.WorkloadGroup{{
 				Name: "w", BlockSizes: []sbv1.BlockSize{"4Ki"}, ReadPercents: []int32{100, 70, 0},
-				QueueDepths: []int32{8}, DurationSeconds: 1, RampSeconds: 0,
+				QueueDepths: []int32{8}, DurationSeconds: 1, RampSeconds: ptr.To[int32](0),
 			}},
 		},
 	}

@@ -50,7 +50,7 @@ func worstCaseBenchmark(ns string) *sbv1.StorageBenchmark {
 	for g := 0; g < 16; g++ {
 		s.Workloads = append(s.Workloads, sbv1.WorkloadGroup{
 			Name: longName("w", g, 24), BlockSizes: []sbv1.BlockSize{"63Mi", "64Mi"}, ReadPercents: []int32{100, 0},
-			QueueDepths: []int32{4096}, NumJobs: []int32{64}, DurationSeconds: 86400, RampSeconds: 86400,
+			QueueDepths: []int32{4096}, NumJobs: []int32{64}, DurationSeconds: 86400, RampSeconds: ptr.To[int32](86400),
 		})
 	}
 	s.Dataset = sbv1.Dataset{SizePerClient: "1Ti"}

@@ -81,6 +81,18 @@ func (s *StorageBenchmarkSpec) Cells() []Cell {
 	return cells
 }
 
+// DefaultRampSeconds is rampSeconds when the field is left out.
+const DefaultRampSeconds = 5
+
+// Ramp is the group's rampSeconds, the default when it is unset (the API
+// server sets it; a spec built in Go may not).
+func (w *WorkloadGroup) Ramp() int32 {
+	if w.RampSeconds == nil {
+		return DefaultRampSeconds
+	}
+	return *w.RampSeconds
+}
+
 // Cells expands one workload group into its cells.
 func (w *WorkloadGroup) Cells() []Cell {
 	if w.Metadata != nil {
@@ -116,7 +128,7 @@ func (w *WorkloadGroup) Cells() []Cell {
 						QueueDepth:          qd,
 						NumJobs:             jobs,
 						DurationSeconds:     w.DurationSeconds,
-						RampSeconds:         w.RampSeconds,
+						RampSeconds:         w.Ramp(),
 						Direct:              w.Direct == nil || *w.Direct,
 						SyncWrites:          w.SyncWrites != nil && *w.SyncWrites,
 						ConcurrentWith:      w.ConcurrentWith,

@@ -26,7 +26,7 @@ func TestWorkloadGroupCellsAreTheCartesianProductInSpecOrder(t *testing.T) {
 		QueueDepths:     []int32{16},
 		NumJobs:         []int32{1, 8},
 		DurationSeconds: 30,
-		RampSeconds:     5,
+		RampSeconds:     ptr.To[int32](5),
 		Direct:          ptr.To(true),
 	}
 	var names []string
@@ -48,7 +48,7 @@ func TestCellCarriesEveryParameterOfItsGroup(t *testing.T) {
 	w := WorkloadGroup{
 		Name: "oltp", BlockSizes: quantities("8Ki"), ReadPercents: []int32{70},
 		QueueDepths: []int32{3}, NumJobs: []int32{8}, RateIOPS: ptr.To[int32](3200),
-		DurationSeconds: 10, RampSeconds: 2, Direct: ptr.To(false), SyncWrites: ptr.To(true),
+		DurationSeconds: 10, RampSeconds: ptr.To[int32](2), Direct: ptr.To(false), SyncWrites: ptr.To(true),
 		ConcurrentWith: "reader",
 	}
 	got := w.Cells()

@@ -111,12 +111,13 @@ type WorkloadGroup struct {
 	DurationSeconds int32 `json:"durationSeconds,omitempty"`
 
 	// rampSeconds runs each cell this long before measuring, to get past
-	// caches warming up and queues filling (DiskSpd -W, fio ramp_time).
+	// caches warming up and queues filling (DiskSpd -W, fio ramp_time);
+	// 0 measures from the first IO.
 	// +optional
 	// +kubebuilder:default=5
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=86400
-	RampSeconds int32 `json:"rampSeconds,omitempty"`
+	RampSeconds *int32 `json:"rampSeconds,omitempty"` // a pointer: 0 is a valid ramp, which a typed client (the schedule controller copying its template) would otherwise drop and the API server default to 5
 
 	// direct bypasses the client's page cache (O_DIRECT) so the storage is
 	// measured, not the node's memory.

@@ -1281,6 +1281,11 @@ func (in *WorkloadGroup) DeepCopyInto(out *WorkloadGroup) {
 		*out = new(int32)
 		**out = **in
 	}
+	if in.RampSeconds != nil {
+		in, out := &in.RampSeconds, &out.RampSeconds
+		*out = new(int32)
+		**out = **in
+	}
 	if in.Direct != nil {
 		in, out := &in.Direct, &out.Direct
 		*out = new(bool)

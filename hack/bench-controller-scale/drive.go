@@ -51,7 +51,7 @@ found:
 			Dataset: sbv1.Dataset{SizePerClient: "64Mi"},
 			Workloads: []sbv1.WorkloadGroup{{
 				Name: "w", BlockSizes: blockSizes[:nb], ReadPercents: reads[:nr], QueueDepths: depths[:nq],
-				DurationSeconds: 1, RampSeconds: 0,
+				DurationSeconds: 1, RampSeconds: ptr.To[int32](0),
 			}},
 		},
 	}

@@ -98,7 +98,7 @@ func TestBlockVolumeTarget(t *testing.T) {
 			Clients: sbv1.Clients{Count: 1, Resources: clientResources()},
 			Dataset: sbv1.Dataset{SizePerClient: "128Mi"},
 			Workloads: []sbv1.WorkloadGroup{{Name: "rand", BlockSizes: []sbv1.BlockSize{"4Ki"}, ReadPercents: []int32{100},
-				QueueDepths: []int32{16}, DurationSeconds: 10, RampSeconds: 2}},
+				QueueDepths: []int32{16}, DurationSeconds: 10, RampSeconds: ptr.To[int32](2)}},
 		},
 	}
 	create(t, b)

@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
 	"github.com/storagebench/storagebench/results"
@@ -36,7 +37,7 @@ func TestSeveralClientsShareTheDeviceCap(t *testing.T) {
 					Clients: sbv1.Clients{Count: tc.clients, Resources: clientResources()},
 					Dataset: sbv1.Dataset{SizePerClient: "48Mi"},
 					Workloads: []sbv1.WorkloadGroup{{Name: "rand", BlockSizes: []sbv1.BlockSize{"4Ki"}, ReadPercents: []int32{100},
-						QueueDepths: []int32{8}, DurationSeconds: 10, RampSeconds: 2}},
+						QueueDepths: []int32{8}, DurationSeconds: 10, RampSeconds: ptr.To[int32](2)}},
 				},
 			}
 			create(t, b)

@@ -14,6 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
@@ -30,7 +31,7 @@ func longRun(ns, name string, clients int32, cleanup sbv1.CleanupPolicy) *sbv1.S
 			Clients: sbv1.Clients{Count: clients, Resources: clientResources()},
 			Dataset: sbv1.Dataset{SizePerClient: "32Mi"},
 			Workloads: []sbv1.WorkloadGroup{{Name: "rand", BlockSizes: []sbv1.BlockSize{"4Ki"}, ReadPercents: []int32{100, 50},
-				QueueDepths: []int32{4}, DurationSeconds: 15, RampSeconds: 1}},
+				QueueDepths: []int32{4}, DurationSeconds: 15, RampSeconds: ptr.To[int32](1)}},
 			Cleanup: sbv1.Cleanup{ClientPods: cleanup, Volumes: cleanup},
 		},
 	}

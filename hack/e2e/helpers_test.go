@@ -101,7 +101,7 @@ func target(name, class string) sbv1.Target {
 func randomCells(seconds int32) sbv1.WorkloadGroup {
 	return sbv1.WorkloadGroup{
 		Name: "rand", BlockSizes: []sbv1.BlockSize{"4Ki"}, ReadPercents: []int32{100, 0},
-		QueueDepths: []int32{16}, DurationSeconds: seconds, RampSeconds: 2,
+		QueueDepths: []int32{16}, DurationSeconds: seconds, RampSeconds: ptr.To[int32](2),
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
@@ -127,7 +128,7 @@ func TestDynamicallyProvisionedClaims(t *testing.T) {
 			Clients: sbv1.Clients{Count: 2, Spread: sbv1.SpreadRequired, Resources: clientResources()},
 			Dataset: sbv1.Dataset{SizePerClient: "48Mi"},
 			Workloads: []sbv1.WorkloadGroup{{Name: "rand", BlockSizes: []sbv1.BlockSize{"4Ki"}, ReadPercents: []int32{100},
-				QueueDepths: []int32{8}, DurationSeconds: 8, RampSeconds: 1}},
+				QueueDepths: []int32{8}, DurationSeconds: 8, RampSeconds: ptr.To[int32](1)}},
 		},
 	}
 	create(t, b)
@@ -182,7 +183,7 @@ func TestSeed003SharedNetworkVolume(t *testing.T) {
 			Clients: sbv1.Clients{Count: 4, Resources: clientResources()},
 			Dataset: sbv1.Dataset{SizePerClient: "32Mi"},
 			Workloads: []sbv1.WorkloadGroup{{Name: "rand", BlockSizes: []sbv1.BlockSize{"4Ki"}, ReadPercents: []int32{100, 70, 0},
-				QueueDepths: []int32{4}, DurationSeconds: 8, RampSeconds: 1}},
+				QueueDepths: []int32{4}, DurationSeconds: 8, RampSeconds: ptr.To[int32](1)}},
 		},
 	}
 	create(t, b)
@@ -255,7 +256,7 @@ func TestSpreadRequiredWithMoreClientsThanNodes(t *testing.T) {
 			Clients: sbv1.Clients{Count: int32(nodes + 1), Spread: sbv1.SpreadRequired, Resources: clientResources()},
 			Dataset: sbv1.Dataset{SizePerClient: "16Mi"},
 			Workloads: []sbv1.WorkloadGroup{{Name: "one", BlockSizes: []sbv1.BlockSize{"4Ki"}, ReadPercents: []int32{100},
-				QueueDepths: []int32{8}, DurationSeconds: 5, RampSeconds: 0}},
+				QueueDepths: []int32{8}, DurationSeconds: 5, RampSeconds: ptr.To[int32](0)}},
 		},
 	}
 	began := time.Now()
@@ -317,7 +318,7 @@ func TestProvisionerStoppedMidRun(t *testing.T) {
 			Clients: sbv1.Clients{Count: 1, Resources: clientResources()},
 			Dataset: sbv1.Dataset{SizePerClient: "16Mi"},
 			Workloads: []sbv1.WorkloadGroup{{Name: "one", BlockSizes: []sbv1.BlockSize{"4Ki"}, ReadPercents: []int32{100},
-				QueueDepths: []int32{8}, DurationSeconds: 5, RampSeconds: 0}},
+				QueueDepths: []int32{8}, DurationSeconds: 5, RampSeconds: ptr.To[int32](0)}},
 			Timeouts: sbv1.Timeouts{VolumeBindSeconds: 20},
 		},
 	}

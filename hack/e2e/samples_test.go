@@ -54,7 +54,7 @@ func scaleDown(b *sbv1.StorageBenchmark) {
 	b.Spec.Repetitions = 1
 	for i := range b.Spec.Workloads {
 		w := &b.Spec.Workloads[i]
-		w.DurationSeconds, w.RampSeconds = 2, 0
+		w.DurationSeconds, w.RampSeconds = 2, ptr.To[int32](0)
 		for k := range w.QueueDepths {
 			w.QueueDepths[k] = min(w.QueueDepths[k], 16)
 		}

@@ -98,7 +98,7 @@ func TestAScheduleReportsDriftWhenAClassSlowsDown(t *testing.T) {
 				Dataset: sbv1.Dataset{SizePerClient: "64Mi"},
 				Workloads: []sbv1.WorkloadGroup{{
 					Name: "rand", BlockSizes: []sbv1.BlockSize{"4Ki"}, ReadPercents: []int32{100},
-					QueueDepths: []int32{16}, DurationSeconds: 10, RampSeconds: 2,
+					QueueDepths: []int32{16}, DurationSeconds: 10, RampSeconds: ptr.To[int32](2),
 				}},
 				Thresholds: []sbv1.Threshold{{Name: "iops-drift", Workload: "rand",
 					MaxRegression: &sbv1.Regression{Against: sbv1.AgainstPrevious, Metric: sbv1.RegressionIOPS, Percent: 20}}},

@@ -381,7 +381,7 @@ spec:
 	spec, w, target := got.Spec, got.Spec.Workloads[0], got.Spec.Targets[0]
 	checks := map[string][2]any{
 		"workloads[0].durationSeconds": {w.DurationSeconds, int32(60)},
-		"workloads[0].rampSeconds":     {w.RampSeconds, int32(5)},
+		"workloads[0].rampSeconds":     {w.RampSeconds != nil && *w.RampSeconds == 5, true},
 		"workloads[0].queueDepths":     {fmt.Sprint(w.QueueDepths), "[32]"},
 		"workloads[0].numJobs":         {fmt.Sprint(w.NumJobs), "[1]"},
 		"workloads[0].access":          {w.Access, storagebenchv1alpha1.AccessRandom},

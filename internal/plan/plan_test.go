@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/utils/ptr"
+
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
 )
 
@@ -13,9 +15,9 @@ func spec() *sbv1.StorageBenchmarkSpec {
 	return &sbv1.StorageBenchmarkSpec{
 		Repetitions: 2,
 		Workloads: []sbv1.WorkloadGroup{
-			{Name: "reader", BlockSizes: []sbv1.BlockSize{"4Ki"}, ReadPercents: []int32{100, 50}, DurationSeconds: 10, RampSeconds: 5},
-			{Name: "seq", BlockSizes: []sbv1.BlockSize{"1Mi"}, ReadPercents: []int32{100}, DurationSeconds: 20, RampSeconds: 0},
-			{Name: "writer", BlockSizes: []sbv1.BlockSize{"4Ki"}, ReadPercents: []int32{0, 10}, DurationSeconds: 12, RampSeconds: 5, ConcurrentWith: "reader"},
+			{Name: "reader", BlockSizes: []sbv1.BlockSize{"4Ki"}, ReadPercents: []int32{100, 50}, DurationSeconds: 10, RampSeconds: ptr.To[int32](5)},
+			{Name: "seq", BlockSizes: []sbv1.BlockSize{"1Mi"}, ReadPercents: []int32{100}, DurationSeconds: 20, RampSeconds: ptr.To[int32](0)},
+			{Name: "writer", BlockSizes: []sbv1.BlockSize{"4Ki"}, ReadPercents: []int32{0, 10}, DurationSeconds: 12, RampSeconds: ptr.To[int32](5), ConcurrentWith: "reader"},
 		},
 	}
 }
