@@ -116,7 +116,11 @@ func (r *StorageBenchmarkReconciler) spreadUnsatisfiable(ctx context.Context, b 
 		if err := r.APIReader.List(ctx, &nodes); err != nil {
 			return "", fmt.Errorf("listing nodes for clients.spread Required: %w", err)
 		}
-		return spreadShortfall(t.spec.Name, int(b.Spec.Clients.Count), pod, nodes.Items), nil
+		var hosting []string
+		for _, other := range pods {
+			hosting = append(hosting, other.Spec.NodeName)
+		}
+		return spreadShortfall(t.spec.Name, int(b.Spec.Clients.Count), pod, nodes.Items, hosting), nil
 	}
 	return "", nil
 }

@@ -172,17 +172,17 @@ func TestStartWhenReady(t *testing.T) {
 		bench: newBenchmark(withClients(2), withSpread(sbv1.SpreadRequired), withTarget("t1", bound(-30*time.Second, 1000))),
 		objs: func(b *sbv1.StorageBenchmark) []client.Object {
 			return objects(runObjects(b), jobsOf(b, "t1"), podsOf(b, "t1", onClient(1, unschedulable("0/2 nodes are available: 1 node(s) didn't match pod anti-affinity rules, 1 node(s) were unschedulable."))),
-				[]client.Object{node("n1"), cordoned(node("n2"))})
+				[]client.Object{node("node-1"), cordoned(node("node-2"))})
 		},
 		outcome: outcome{failure: sbv1.ReasonClientsUnschedulable, failureHas: []string{
-			"target t1: clients.spread Required puts each of the 2 clients on a node of its own, but 1 node(s) can take them (n1): lower clients.count to 1 or set clients.spread Preferred"}},
+			"target t1: clients.spread Required puts each of the 2 clients on a node of its own, but 1 node(s) can take them (node-1): lower clients.count to 1 or set clients.spread Preferred"}},
 		state: sbv1.TargetPreparing, message: "1 of 2 clients ready; waiting for bench-t1-g1-c1-0-abcde (not scheduled: 0/2 nodes are available: 1 node(s) didn't match pod anti-affinity rules, 1 node(s) were unschedulable.)",
 	}, {
 		name:  "spread Required with enough nodes for every client keeps waiting for the scheduler",
 		bench: newBenchmark(withClients(2), withSpread(sbv1.SpreadRequired), withTarget("t1", bound(-30*time.Second, 1000))),
 		objs: func(b *sbv1.StorageBenchmark) []client.Object {
 			return objects(runObjects(b), jobsOf(b, "t1"), podsOf(b, "t1", onClient(1, unschedulable("0/2 nodes are available: 2 Insufficient cpu."))),
-				[]client.Object{node("n1"), node("n2")})
+				[]client.Object{node("node-1"), node("node-2")})
 		},
 		outcome: outcome{wait: clientsDeadline},
 		state:   sbv1.TargetPreparing,

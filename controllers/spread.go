@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -66,13 +67,17 @@ func podUnschedulable(pod *corev1.Pod) bool {
 
 // nodesFor lists the nodes a client pod could run on as far as its node
 // selector, its tolerations and cordons go (resources and the user's node
-// affinity aside: the count is an upper bound).
+// affinity aside: the count is an upper bound). Taints of the node
+// lifecycle (node.kubernetes.io/not-ready, unreachable, ...) come and go
+// and do not take a node out; a cordon does unless the pod tolerates it.
 func nodesFor(pod *corev1.Pod, nodes []corev1.Node) []string {
 	selector := labels.SelectorFromSet(pod.Spec.NodeSelector)
+	cordon := &corev1.Taint{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule}
 	var out []string
 	for i := range nodes {
 		n := &nodes[i]
-		if n.Spec.Unschedulable || !selector.Matches(labels.Set(n.Labels)) || untolerated(n.Spec.Taints, pod.Spec.Tolerations) {
+		if !selector.Matches(labels.Set(n.Labels)) || untolerated(n.Spec.Taints, pod.Spec.Tolerations) ||
+			(n.Spec.Unschedulable && !tolerated(cordon, pod.Spec.Tolerations)) {
 			continue
 		}
 		out = append(out, n.Name)
@@ -84,18 +89,20 @@ func nodesFor(pod *corev1.Pod, nodes []corev1.Node) []string {
 func untolerated(taints []corev1.Taint, tolerations []corev1.Toleration) bool {
 	for i := range taints {
 		taint := &taints[i]
-		if taint.Effect == corev1.TaintEffectPreferNoSchedule {
+		if taint.Effect == corev1.TaintEffectPreferNoSchedule || strings.HasPrefix(taint.Key, "node.kubernetes.io/") {
 			continue
 		}
-		tolerated := false
-		for k := range tolerations {
-			// Comparison operators on: the count is an upper bound.
-			if tolerations[k].ToleratesTaint(logr.Discard(), taint, true) {
-				tolerated = true
-				break
-			}
+		if !tolerated(taint, tolerations) {
+			return true
 		}
-		if !tolerated {
+	}
+	return false
+}
+
+func tolerated(taint *corev1.Taint, tolerations []corev1.Toleration) bool {
+	for k := range tolerations {
+		// Comparison operators on: the count is an upper bound.
+		if tolerations[k].ToleratesTaint(logr.Discard(), taint, true) {
 			return true
 		}
 	}
@@ -104,9 +111,18 @@ func untolerated(taints []corev1.Taint, tolerations []corev1.Toleration) bool {
 
 // spreadShortfall explains why spread Required cannot place every client,
 // or returns "" when enough nodes could take them. The scheduler alone
-// would leave the extra clients Pending until the preparation timeout.
-func spreadShortfall(target string, clients int, pod *corev1.Pod, nodes []corev1.Node) string {
+// would leave the extra clients Pending until the preparation timeout (a
+// cluster autoscaler is not waited for: with one, use spread Preferred).
+// Nodes already running one of the target's clients count whatever their
+// taints say now.
+func spreadShortfall(target string, clients int, pod *corev1.Pod, nodes []corev1.Node, hosting []string) string {
 	fit := nodesFor(pod, nodes)
+	for _, h := range hosting {
+		if h != "" && !slices.Contains(fit, h) {
+			fit = append(fit, h)
+		}
+	}
+	sort.Strings(fit)
 	if clients <= len(fit) {
 		return ""
 	}

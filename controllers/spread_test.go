@@ -59,19 +59,34 @@ func TestSpreadShortfall(t *testing.T) {
 	if got := nodesFor(pod, nodes); strings.Join(got, ",") != "a,b,soft" {
 		t.Errorf("nodes for the pod: %v, want a, b and soft (gpu tainted, c cordoned, other not selected)", got)
 	}
-	if why := spreadShortfall("t1", 3, pod, nodes); why != "" {
+	if why := spreadShortfall("t1", 3, pod, nodes, nil); why != "" {
 		t.Errorf("3 clients, 3 nodes: %q", why)
 	}
 	want := "target t1: clients.spread Required puts each of the 4 clients on a node of its own, but 3 node(s) can take them (a, b, soft): lower clients.count to 3 or set clients.spread Preferred"
-	if why := spreadShortfall("t1", 4, pod, nodes); why != want {
+	if why := spreadShortfall("t1", 4, pod, nodes, nil); why != want {
 		t.Errorf("4 clients, 3 nodes:\n  %q\nwant\n  %q", why, want)
 	}
+	// A node already running a client counts, whatever its taints now; a
+	// node that is not ready (a lifecycle taint) still counts.
+	if why := spreadShortfall("t1", 4, pod, nodes, []string{"gpu", "a", ""}); why != "" {
+		t.Errorf("4 clients, one of them already on the tainted node: %q", why)
+	}
+	notReady := inPool(node("d"), "bench")
+	notReady.Spec.Taints = []corev1.Taint{{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule}}
+	if got := nodesFor(pod, append(nodes, notReady)); strings.Join(got, ",") != "a,b,d,soft" {
+		t.Errorf("a node not ready for a moment is left out: %v", got)
+	}
+	// A cordon is tolerated like any taint.
+	pod.Spec.Tolerations = []corev1.Toleration{{Key: corev1.TaintNodeUnschedulable, Operator: corev1.TolerationOpExists}}
+	if got := nodesFor(pod, nodes); strings.Join(got, ",") != "a,b,c,soft" {
+		t.Errorf("with the cordon tolerated: %v", got)
+	}
 	pod.Spec.Tolerations = []corev1.Toleration{{Key: "gpu", Operator: corev1.TolerationOpExists}}
-	if why := spreadShortfall("t1", 4, pod, nodes); why != "" {
+	if why := spreadShortfall("t1", 4, pod, nodes, nil); why != "" {
 		t.Errorf("with the taint tolerated, 4 nodes fit: %q", why)
 	}
 	pod.Spec.NodeSelector = map[string]string{"pool": "none"}
-	if why := spreadShortfall("t1", 1, pod, nodes); !strings.Contains(why, "0 node(s) can take them (): check clients.nodeSelector and tolerations, or set clients.spread Preferred") {
+	if why := spreadShortfall("t1", 1, pod, nodes, nil); !strings.Contains(why, "0 node(s) can take them (): check clients.nodeSelector and tolerations, or set clients.spread Preferred") {
 		t.Errorf("no node fits: %q", why)
 	}
 }
