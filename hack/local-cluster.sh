@@ -14,7 +14,7 @@ Usage: hack/local-cluster.sh COMMAND
 
 Commands:
   up                 install what is missing (apt), build the binaries (cached), start the
-                     cluster, create the storage classes; waits until the node is Ready and
+                     cluster, create the storage classes; waits until every node is Ready and
                      the default ServiceAccount exists. A no-op if it already runs.
   down [--purge]     stop everything and remove every process, mount, loop device, cgroup,
                      bridge and netns it created (also after a crash). Keeps the PKI, the
@@ -23,7 +23,7 @@ Commands:
   status             components with PID and alive/dead, kubeconfig, node readiness,
                      storage classes with their caps and loop devices.
   kubeconfig         print the admin kubeconfig path:  export KUBECONFIG=\$(hack/local-cluster.sh kubeconfig)
-  load-image FILE    import an image tarball (docker-archive or OCI) into the cluster's
+  load-image FILE    import an image tarball (docker-archive or OCI) into every node's
                      containerd (namespace k8s.io). Pods must use imagePullPolicy Never or
                      IfNotPresent with a non-latest tag: nothing is ever pulled.
   logs [COMPONENT]   list the log files, or print the tail of one component's log.
@@ -258,7 +258,11 @@ install_packages() {
     /usr/lib/cni/loopback:containernetworking-plugins mkfs.ext4:e2fsprogs losetup:mount \
     mount:mount setsid:util-linux lsblk:util-linux ip:iproute2 curl:curl /bin/busybox:busybox-static $gluster_packages; do
     cmd=${pair%%:*} pkg=${pair#*:}
-    if [[ $cmd == /* ]]; then [ -x "$cmd" ] && continue; else command -v "$cmd" >/dev/null && continue; fi
+    if [ "$pkg" = busybox-static ]; then
+      # Only the static build runs in the helper image (no libc there);
+      # Debian's plain busybox also installs /bin/busybox.
+      dpkg-query -W -f='${Status}' busybox-static 2>/dev/null | grep -q "install ok installed" && continue
+    elif [[ $cmd == /* ]]; then [ -x "$cmd" ] && continue; else command -v "$cmd" >/dev/null && continue; fi
     [[ " ${missing[*]} " == *" $pkg "* ]] || missing+=("$pkg")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
@@ -548,6 +552,10 @@ setup_storage() {
   : >"$run/classes.conf"
   : >"$state/conf/storage.yaml"
   lpp_paths=()
+  # Static PVs may be used from every node: their folders and devices are on
+  # this machine, which every node is.
+  local node_values= n
+  for n in $(node_indices); do node_values+="${node_values:+, }\"$(node_name "$n")\""; done
   while read -r name iops bps; do
     dir=$state/storage/$name
     mkdir -p "$dir/mnt"
@@ -585,7 +593,7 @@ spec:
   nodeAffinity:
     required:
       nodeSelectorTerms:
-      - matchExpressions: [{key: kubernetes.io/hostname, operator: In, values: [localhost]}]
+      - matchExpressions: [{key: kubernetes.io/hostname, operator: In, values: [$node_values]}]
 EOF
       done
       cat <<EOF
@@ -605,7 +613,7 @@ spec:
   nodeAffinity:
     required:
       nodeSelectorTerms:
-      - matchExpressions: [{key: kubernetes.io/hostname, operator: In, values: [localhost]}]
+      - matchExpressions: [{key: kubernetes.io/hostname, operator: In, values: [$node_values]}]
 EOF
     } >>"$state/conf/storage.yaml"
   done <"$run/classes.parsed"
@@ -847,6 +855,7 @@ cmd_up() {
     rm -rf "$logs/previous" && mkdir -p "$logs/previous"
     mv "$logs"/*.log "$logs/previous/"
     [ -d "$logs/pods" ] && mv "$logs/pods" "$logs/previous/pods"
+    for d in "$logs"/pods-node-*; do [ -d "$d" ] && mv "$d" "$logs/previous/"; done
   fi
   install_packages
   build_tools
@@ -860,7 +869,8 @@ cmd_up() {
     fi
   done
   write_configs
-  printf 'cap_scope=%q\nbacking=%q\ngluster_spec=%q\nnode_count=%q\n' "$cap_scope" "$backing" "$gluster_spec" "$node_count" >"$run/settings"
+  printf 'cap_scope=%q\nbacking=%q\ngluster_spec=%q\nnode_count=%q\nlpp_bin=%q\nlpp_helper_image=%q\n' \
+    "$cap_scope" "$backing" "$gluster_spec" "$node_count" "$lpp_bin" "$lpp_helper_image" >"$run/settings"
   setup_storage
   setup_network
   setup_node_cgroups
@@ -938,13 +948,16 @@ cmd_up() {
 # start_provisioner: local-path-provisioner as a process of the host (like
 # the harness) with the admin kubeconfig; its helper pods run in the cluster.
 start_provisioner() {
+  local from
+  from=$(($(stat -c %s "$logs/local-path-provisioner.log" 2>/dev/null || echo 0) + 1))
   start local-path-provisioner "$lpp_bin" start --kubeconfig "$kubeconfig" \
     --provisioner-name "$lpp_name" --namespace "$lpp_namespace" \
     --service-account-name "$lpp_service_account" --helper-image "$lpp_helper_image" \
     --config "$state/conf/local-path-config.json" --helper-pod-file "$state/conf/local-path-helper-pod.yaml"
-  # It logs this once its informers run and it takes claims.
+  # It logs this once its informers run and it takes claims (looked for in
+  # what this start wrote: the log is appended to).
   wait_until local-path-provisioner 60 "local-path-provisioner to start" \
-    grep -q "Started provisioner controller" "$logs/local-path-provisioner.log"
+    bash -c "tail -c +$from '$logs/local-path-provisioner.log' | grep -q 'Started provisioner controller'"
 }
 
 # cmd_provisioner stop|start: stops (SIGKILL, as a crash would) or restarts
@@ -964,7 +977,8 @@ cmd_provisioner() {
     start)
       alive kube-apiserver || die "the cluster is not running (hack/local-cluster.sh up)"
       alive local-path-provisioner && die "local-path-provisioner is already running"
-      local_path_settings
+      # The binary and helper image up started with (run/settings).
+      [ -n "${lpp_helper_image:-}" ] || local_path_settings
       start_provisioner
       log "local-path-provisioner started (pid $(pid_of local-path-provisioner))"
       ;;
@@ -1142,9 +1156,9 @@ cmd_down() {
 }
 
 # our_bridges: the nodes' bridges (sbench0..8, whatever STORAGEBENCH_NODES
-# says now), found by their fixed MAC prefix and name.
+# says now), by name (also one left by a crash before its address was set).
 our_bridges() {
-  ip -o link show type bridge 2>/dev/null | awk -F': ' '$2 ~ /^sbench[0-8]$/ && /link\/ether 02:5b:be:00:00:/ {print $2}'
+  ip -o link show type bridge 2>/dev/null | awk -F': ' '$2 ~ /^sbench[0-8]$/ {print $2}'
 }
 
 report_leftovers() {
@@ -1161,7 +1175,7 @@ report_leftovers() {
     log "warning: left behind:$out"
     return 1
   fi
-  log "nothing left behind (no process, mount, loop device, cgroup or bridge of ours)"
+  log "nothing left behind (no process, mount, loop device, cgroup, bridge or network namespace of ours)"
 }
 
 # ------------------------------------------------------------------- status

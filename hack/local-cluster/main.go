@@ -1,7 +1,7 @@
 // Command sbcluster holds the parts of hack/local-cluster.sh that want a real
 // program rather than bash:
 //
-//	sbcluster pki --dir DIR --service-ip IP       the cluster's certificates and keys
+//	sbcluster pki --dir DIR --service-ip IP [--nodes NAME=IP,...]  the cluster's certificates and keys
 //	sbcluster classes SPEC                         parse STORAGEBENCH_CLASSES
 //	sbcluster harness --state DIR ...              blkio cap watcher, PV recycler and
 //	                                               the in-cluster API proxy (one process)

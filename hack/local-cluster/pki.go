@@ -53,7 +53,8 @@ func clusterCerts(serviceIP net.IP, nodes []node) []certSpec {
 }
 
 // node is a kubelet of the cluster: its node name and the loopback address
-// it serves on (the apiserver reaches kubelets by InternalIP).
+// it serves on (the apiserver reaches a kubelet by its Hostname address, the
+// node name, which for every node but localhost is that IP).
 type node struct {
 	name string
 	ip   net.IP

@@ -161,13 +161,15 @@ grep -q '"username":"system:serviceaccount:'"$ns"':default"' <<<"$incluster" || 
 if grep -q '0.0.0.0/0' <<<"$incluster"; then log "pods have a default route"; exit 1; fi
 
 uring=
-while read -r class cap bps _; do
+while read -r class cap bps _ blkloop _; do
   k apply -f - >/dev/null <<<"$(pvc "fs-$class" "$class" Filesystem ReadWriteOnce 200Mi)"
   k apply -f - >/dev/null <<<"$(job "fs-$class" "fs-$class" fs)"
   out=$(run_job "fs-$class")
   uring=$(head -1 <<<"$out" | cut -f2 | jq -r .ioUring)
   check "$class" "$cap" "$bps" fs "$out"
-  if [ "$do_block" = 1 ]; then
+  # "-": a class without a block device (GlusterFS: local-path provisions
+  # no block volumes).
+  if [ "$do_block" = 1 ] && [ "$blkloop" != - ]; then
     k apply -f - >/dev/null <<<"$(pvc "blk-$class" "$class" Block ReadWriteOnce 200Mi)"
     k apply -f - >/dev/null <<<"$(job "blk-$class" "blk-$class" block)"
     out=$(run_job "blk-$class")
