@@ -108,7 +108,7 @@ monitoring-check: $(PROMTOOL) ## Check the shipped alert rules (promtool check/t
 	go -C hack/tools/promtool test -count=1 ./...
 
 .PHONY: e2e
-e2e: image $(HELM) ## Run the end-to-end tests on a local single-node cluster (started and stopped here).
+e2e: image $(HELM) ## Run the end-to-end tests on the local two-node cluster (started and stopped here).
 	IMAGE_TAR="$(IMAGE_TAR)" IMG="$(IMG)" HELM="$(HELM)" hack/e2e.sh
 
 .PHONY: fuzz

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end tests on a real cluster, as `make e2e` runs them:
-#   1. start the local single-node cluster (hack/local-cluster.sh up),
-#   2. import the operator's image (make image) into its containerd,
+#   1. start the local cluster, two nodes (hack/local-cluster.sh up),
+#   2. import the operator's image (make image) into its nodes' containerd,
 #   3. install the operator with its Helm chart, as a user would,
 #   4. run the e2e Go tests (hack/e2e, build tag e2e) against it,
 #   5. stop the cluster (hack/local-cluster.sh down), also on failure.
