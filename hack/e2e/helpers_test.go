@@ -1,9 +1,12 @@
 //go:build e2e
 
-// Package e2e runs StorageBenchmarks on a real cluster: the local
-// single-node cluster of hack/local-cluster.sh (real kubelet, containerd,
-// storage classes with known IOPS caps), with the operator installed by its
-// Helm chart. `make e2e` sets it all up; KUBECONFIG must point at it.
+// Package e2e runs StorageBenchmarks on a real cluster: the local cluster
+// of hack/local-cluster.sh with its defaults (two nodes, real kubelets and
+// containerd, storage classes with known IOPS caps provisioned by
+// local-path-provisioner, the GlusterFS class), with the operator installed
+// by its Helm chart. `make e2e` sets it all up; KUBECONFIG must point at
+// it. Tests that need two nodes or the GlusterFS class fail naming what is
+// missing on a cluster started with fewer.
 package e2e
 
 import (

@@ -83,6 +83,29 @@ func volumeNode(t *testing.T, pv *corev1.PersistentVolume) string {
 	return ""
 }
 
+// requireNodes fails the test on a cluster with fewer nodes than it needs
+// (hack/local-cluster.sh starts two unless STORAGEBENCH_NODES says less).
+func requireNodes(t *testing.T, n int) {
+	t.Helper()
+	if got := clusterNodes(t); got < n {
+		t.Fatalf("this test needs %d nodes, the cluster has %d (start it with STORAGEBENCH_NODES=%d or more)", n, got, n)
+	}
+}
+
+// timedTarget is a completed run's only target, with the timings every
+// completed target records.
+func timedTarget(t *testing.T, b *sbv1.StorageBenchmark) *sbv1.TargetStatus {
+	t.Helper()
+	if len(b.Status.Targets) == 0 {
+		t.Fatalf("%s has no target status", b.Name)
+	}
+	ts := &b.Status.Targets[0]
+	if ts.VolumesBoundMilliseconds == nil || ts.ClientsReadyMilliseconds == nil || ts.ProvisioningStartTime == nil || ts.MeasurementStartTime == nil {
+		t.Fatalf("target %s lacks its timings: %+v", ts.Name, ts)
+	}
+	return ts
+}
+
 // clusterNodes counts the cluster's nodes.
 func clusterNodes(t *testing.T) int {
 	t.Helper()
@@ -120,6 +143,7 @@ func waitVolumesDeleted(t *testing.T, pvs []*corev1.PersistentVolume) {
 // cap, and once the run deletes its claims the provisioner deletes the
 // volumes and their folders.
 func TestDynamicallyProvisionedClaims(t *testing.T) {
+	requireNodes(t, 2)
 	ns := benchNamespace(t, "dynamic")
 	b := &sbv1.StorageBenchmark{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "dynamic"},
@@ -134,7 +158,7 @@ func TestDynamicallyProvisionedClaims(t *testing.T) {
 	create(t, b)
 	pvs := boundVolumes(t, ns, 2)
 	got := waitCompleted(t, ns, "dynamic", 5*time.Minute)
-	ts := got.Status.Targets[0]
+	ts := timedTarget(t, got)
 	total := iops(t, cellSummary(t, got, "capped", "rand-bs4k-r100-qd8-j1"))
 	limit := float64(classCap(t, "capped-1500"))
 	t.Logf("2 clients on 2 provisioned volumes (%s, %s): %.0f IOPS together, cap %.0f; claims bound after %d ms, clients ready after %d ms",
