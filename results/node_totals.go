@@ -27,7 +27,10 @@ func (tr *TargetResult) NodeTotals(rep *RepetitionResult) []NodeTotal {
 	index := map[string]int{}
 	var out []NodeTotal
 	for _, c := range rep.Clients {
-		node := nodeOf[c.Client]
+		node, ok := nodeOf[c.Client]
+		if !ok || node == "" {
+			node = "(unknown node)"
+		}
 		i, ok := index[node]
 		if !ok {
 			i = len(out)
