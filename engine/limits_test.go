@@ -43,10 +43,20 @@ func TestNumberIOsStopsAtExactlyThatMany(t *testing.T) {
 	}
 }
 
+// startdelay counts from the run's start, as in fio, not from the other
+// job's first IO (which comes a few milliseconds in, after its layout: on a
+// loaded machine the two were measured 296.8 ms apart).
 func TestStartdelayStartsTheJobLater(t *testing.T) {
+	began := time.Now()
 	got := runArgs(t, "--ioengine=psync", "--rw=write", "--size=64k", "--name=now", "--name=later", "--startdelay=300ms")
-	if d := got[1].Start.Sub(got[0].Start); d < 300*time.Millisecond {
-		t.Errorf("the delayed job started %v after the other, want at least 300ms", d)
+	if d := got[1].Start.Sub(began); d < 300*time.Millisecond {
+		t.Errorf("the delayed job started %v after the run began, want at least 300ms", d)
+	}
+	if d := got[0].Start.Sub(began); d >= 300*time.Millisecond {
+		t.Errorf("the job without startdelay started %v after the run began: it waited too", d)
+	}
+	if !got[1].Start.After(got[0].Start) {
+		t.Errorf("the delayed job started at %v, not after the other (%v)", got[1].Start, got[0].Start)
 	}
 }
 
