@@ -925,10 +925,18 @@ cmd_up() {
     --shared-cgroup "$shared_blkio_cgroup" --apiserver "https://127.0.0.1:$apiserver_port" \
     --proxy-listen "$service_ip:443" --proxy-target "127.0.0.1:$apiserver_port" --kubepods "$kubepods"
 
+  # One kubelet after the other: each removes the sockets in the device
+  # plugin folder every kubelet shares (its path is hard-coded) and then
+  # listens there, so two starting together can remove each other's socket
+  # between those steps ("bind: address already in use", seen on a cold up).
+  local plugin_sock=/var/lib/kubelet/device-plugins/kubelet.sock
   for i in $(node_indices); do
-    start "$(node_component "$i" kubelet)" "$k8s_bin/kubelet" --config="$(node_dir "$i")/conf/kubelet.yaml" \
+    kubelet_c=$(node_component "$i" kubelet)
+    rm -f "$plugin_sock"
+    start "$kubelet_c" "$k8s_bin/kubelet" --config="$(node_dir "$i")/conf/kubelet.yaml" \
       --kubeconfig="$(node_dir "$i")/conf/kubelet.kubeconfig" --hostname-override="$(node_name "$i")" \
       --root-dir="$(node_dir "$i")/kubelet" --cert-dir="$(node_dir "$i")/kubelet/pki" --v=1
+    wait_until "$kubelet_c" 60 "$kubelet_c listening in the device plugin folder" test -S "$plugin_sock"
   done
   for i in $(node_indices); do
     kubelet_c=$(node_component "$i" kubelet)
