@@ -371,10 +371,15 @@ func TestSpecChangeCancelsTheRunAndStartsANewOne(t *testing.T) {
 		}
 		return nil
 	})
-	got = getBenchmark(t, ns, "change")
-	if got.Status.ObservedGeneration != 2 || !conditionIs(got, sbv1.ConditionReconciling, metav1.ConditionTrue) {
-		t.Fatalf("status not on the new run: generation %d, %+v", got.Status.ObservedGeneration, got.Status.Conditions)
-	}
+	// The old jobs' deletion and the new run's status are two writes: the
+	// status may follow a moment later.
+	eventually(t, 10*time.Second, "status on the new run", func() error {
+		got = getBenchmark(t, ns, "change")
+		if got.Status.ObservedGeneration != 2 || !conditionIs(got, sbv1.ConditionReconciling, metav1.ConditionTrue) {
+			return fmt.Errorf("status not on the new run: generation %d, %+v", got.Status.ObservedGeneration, got.Status.Conditions)
+		}
+		return nil
+	})
 	// The claims of unchanged targets are kept for the new run.
 	var claims corev1.PersistentVolumeClaimList
 	if err := k8sClient.List(context.Background(), &claims, client.InNamespace(ns)); err != nil {
