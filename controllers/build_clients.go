@@ -40,10 +40,10 @@ func clientJobs(b *sbv1.StorageBenchmark, t *sbv1.Target) []clientJob {
 }
 
 // runDeadline bounds a client Job: binding, preparation, the timetable and
-// collection, plus the start lead.
+// collection, plus the longest start lead.
 func runDeadline(b *sbv1.StorageBenchmark, p *plan.Plan) time.Duration {
 	to := b.Spec.Timeouts
-	return time.Duration(to.VolumeBindSeconds+to.PrepareSeconds+to.CollectSeconds)*time.Second + plan.StartLead + p.Duration()
+	return time.Duration(to.VolumeBindSeconds+to.PrepareSeconds+to.CollectSeconds)*time.Second + plan.MaxStartLead(p.MaxClockOffset()) + p.Duration()
 }
 
 // buildClientJob makes the Job running clients base..base+count-1 of a
@@ -89,7 +89,7 @@ func buildClientPodSpec(b *sbv1.StorageBenchmark, t *sbv1.Target, j clientJob, c
 		nodeSelector = nil
 	}
 	container := corev1.Container{
-		Name:            "engine",
+		Name:            engineContainer,
 		Image:           cfg.Image,
 		ImagePullPolicy: cfg.ImagePullPolicy,
 		Args: []string{
@@ -106,9 +106,11 @@ func buildClientPodSpec(b *sbv1.StorageBenchmark, t *sbv1.Target, j clientJob, c
 		Resources: resources,
 		// A startup probe, not a readiness probe: it stops once the data set
 		// is laid out, so no probe process runs beside the engine while it
-		// measures. The pod turns Ready when it passes.
+		// measures. The pod turns Ready when it passes. Each probe looks for
+		// the ready file for most of its period, so readiness is seen when it
+		// comes, not at the next probe.
 		StartupProbe: &corev1.Probe{
-			ProbeHandler:     corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{clientBinary, "client-ready", readyFile}}},
+			ProbeHandler:     corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{clientBinary, "client-ready", "--wait", readyProbeWait, readyFile}}},
 			PeriodSeconds:    1,
 			TimeoutSeconds:   5,
 			FailureThreshold: b.Spec.Timeouts.VolumeBindSeconds + b.Spec.Timeouts.PrepareSeconds,

@@ -18,6 +18,10 @@ type ClientPodConfig struct {
 	DefaultTolerations  []corev1.Toleration
 }
 
+// engineContainer is the client pods' one container: it measures and
+// writes its report to its log.
+const engineContainer = "engine"
+
 // clientBinary is where the image keeps the storagebench binary.
 const clientBinary = "/storagebench"
 
@@ -27,6 +31,10 @@ const (
 	tmpMountPath  = "/tmp"
 	readyFile     = "/tmp/storagebench/ready"
 )
+
+// readyProbeWait is how long each startup probe of a client looks for the
+// ready file: most of the probe's 1 s period, well within its timeout.
+const readyProbeWait = "900ms"
 
 // clientUID is the non-root user client pods run as (distroless "nonroot").
 const clientUID = 65532

@@ -35,6 +35,10 @@ type pass struct {
 	targetResults map[string]*results.TargetResult
 	// plans gives the targets' plans.
 	plans planSource
+	// provisioningStarts are the targets' provisioning starts to the
+	// nanosecond, by name, as this process recorded them: status keeps
+	// whole seconds, too coarse for phases that take one or two.
+	provisioningStarts map[string]time.Time
 }
 
 type event struct {
@@ -42,7 +46,8 @@ type event struct {
 }
 
 func newPass(b *sbv1.StorageBenchmark, clk clock.PassiveClock) *pass {
-	return &pass{bench: b, now: clk.Now(), clock: clk, targetResults: map[string]*results.TargetResult{}, plans: planOf(b)}
+	return &pass{bench: b, now: clk.Now(), clock: clk, targetResults: map[string]*results.TargetResult{}, plans: planOf(b),
+		provisioningStarts: map[string]time.Time{}}
 }
 
 func (p *pass) conditions() conditionSetter {

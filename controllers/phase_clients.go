@@ -50,7 +50,7 @@ func (r *StorageBenchmarkReconciler) ensureClients(ctx context.Context, p *pass,
 		switch {
 		case pod.Status.Phase == corev1.PodFailed:
 			return targetStep{failure: &runFailure{sbv1.ReasonClientFailed, fmt.Sprintf("target %s: %s", t.spec.Name, podFailure(pod))}}, nil
-		case pod.DeletionTimestamp != nil && pod.Status.Phase != corev1.PodSucceeded:
+		case pod.DeletionTimestamp != nil && !clientFinished(pod):
 			return targetStep{failure: &runFailure{sbv1.ReasonClientFailed, fmt.Sprintf("target %s: pod %s (%s) was deleted during the run", t.spec.Name, pod.Name, clientOf(pod))}}, nil
 		}
 	}
@@ -91,7 +91,7 @@ func (r *StorageBenchmarkReconciler) startWhenReady(ctx context.Context, p *pass
 		return targetStep{failure: &runFailure{sbv1.ReasonClientsUnschedulable, why}}, nil
 	}
 	limit := time.Duration(b.Spec.Timeouts.VolumeBindSeconds+b.Spec.Timeouts.PrepareSeconds) * time.Second
-	elapsed := p.elapsedSince(t.status.ProvisioningStartTime)
+	elapsed := p.sinceProvisioningStart(t, p.now)
 	if elapsed > limit {
 		return targetStep{failure: &runFailure{sbv1.ReasonClientsNotReady, fmt.Sprintf(
 			"target %s: %d of %d clients ready after %s (timeouts.volumeBindSeconds + prepareSeconds): %s",
@@ -141,6 +141,23 @@ func podReady(pod *corev1.Pod) bool {
 	for _, c := range pod.Status.Conditions {
 		if c.Type == corev1.PodReady {
 			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// clientFinished reports whether a client pod has handed over its results:
+// its engine exited 0, so its log holds its whole report. The kubelet says
+// so in the container's status about a second before it turns the pod
+// Succeeded (it first tears the pod's sandbox down), and collection need not
+// wait for that.
+func clientFinished(pod *corev1.Pod) bool {
+	if pod.Status.Phase == corev1.PodSucceeded {
+		return true
+	}
+	for _, c := range pod.Status.ContainerStatuses {
+		if c.Name == engineContainer {
+			return c.State.Terminated != nil && c.State.Terminated.ExitCode == 0
 		}
 	}
 	return false

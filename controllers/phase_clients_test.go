@@ -10,7 +10,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
-	"github.com/storagebench/storagebench/internal/plan"
 )
 
 func TestEnsureClients(t *testing.T) {
@@ -141,7 +140,7 @@ func TestStartWhenReady(t *testing.T) {
 		bench: twoClients(bound(-30*time.Second, 1000)),
 		objs:  withPods(),
 		outcome: outcome{
-			wait:   plan.StartLead + time.Second,
+			wait:   testLead + time.Second,
 			calls:  []string{"update ConfigMap/bench-start"},
 			events: []string{"Normal MeasurementScheduled/Start"},
 		},
@@ -149,7 +148,7 @@ func TestStartWhenReady(t *testing.T) {
 		check: func(t *testing.T, h *harness) {
 			st := targetStatus(h.b, "t1")
 			if st.ClientsReadyMilliseconds == nil || *st.ClientsReadyMilliseconds != 30000 ||
-				st.MeasurementStartTime == nil || !st.MeasurementStartTime.Time.Equal(t0.Add(plan.StartLead)) {
+				st.MeasurementStartTime == nil || !st.MeasurementStartTime.Time.Equal(t0.Add(testLead)) {
 				t.Errorf("clientsReadyMilliseconds %v, measurementStartTime %v", st.ClientsReadyMilliseconds, st.MeasurementStartTime)
 			}
 		},

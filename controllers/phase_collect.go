@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -15,18 +16,21 @@ import (
 	"k8s.io/utils/ptr"
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
+	"github.com/storagebench/storagebench/internal/plan"
 	"github.com/storagebench/storagebench/results"
 )
 
 // collect waits for every client to finish after the timetable's end, reads
 // their reports from the logs, merges them and stores the target's results.
-func (r *StorageBenchmarkReconciler) collect(ctx context.Context, p *pass, s *snapshot, t *targetRun, end time.Time) (targetStep, error) {
+func (r *StorageBenchmarkReconciler) collect(ctx context.Context, p *pass, s *snapshot, t *targetRun, start plan.StartRecord) (targetStep, error) {
 	b := p.bench
+	end := start.Start.Add(t.plan.Duration())
 	t.status.State = sbv1.TargetCollecting
 	pods := s.targetPods(b, t.spec)
+	early := r.reportsBeforeExit(ctx, p, pods, end)
 	var running []string
 	for _, pod := range pods {
-		if pod.Status.Phase != corev1.PodSucceeded {
+		if !clientFinished(pod) && early[pod.Name] == nil {
 			running = append(running, pod.Name)
 		}
 	}
@@ -45,10 +49,14 @@ func (r *StorageBenchmarkReconciler) collect(ctx context.Context, p *pass, s *sn
 				t.spec.Name, limit, strings.Join(running, ", "))}}, nil
 		}
 		t.status.Message = fmt.Sprintf("waiting for %d client(s) to hand over results", len(running)+missing)
-		return targetStep{wait: limit - p.now.Sub(end) + time.Second}, nil
+		step := targetStep{wait: limit - p.now.Sub(end) + time.Second}
+		if earlyReading(p, end, len(running)) {
+			step = step.lookAgainBy(earlyReadRetry)
+		}
+		return step, nil
 	}
 
-	reports, err := r.readReports(ctx, pods)
+	reports, err := r.readReports(ctx, pods, early)
 	var unreadable *unreadableReport
 	switch {
 	case errors.As(err, &unreadable):
@@ -68,6 +76,10 @@ func (r *StorageBenchmarkReconciler) collect(ctx context.Context, p *pass, s *sn
 		VolumesBoundMilliseconds: deref(t.status.VolumesBoundMilliseconds),
 		ClientsReadyMilliseconds: deref(t.status.ClientsReadyMilliseconds),
 		PrepareMilliseconds:      tr.Timings.PrepareMilliseconds,
+		StartLeadMilliseconds:    start.Start.Sub(start.PublishedAt).Milliseconds(),
+		// Up to the merge: what is left (storing, cleanup) is a few
+		// requests.
+		CollectionMilliseconds: max(p.clock.Now().Sub(end), 0).Milliseconds(),
 	}
 	env, memory, err := r.fingerprint(ctx, b, t.spec, s, pods, tr.EngineVersion)
 	if err != nil {
@@ -134,27 +146,26 @@ type unreadableReport struct {
 func (u *unreadableReport) Error() string { return u.err.Error() }
 
 // readReports reads every client's report from its log, several at once,
-// each once. A log that cannot be fetched is an error to retry; one that
-// holds no usable report is an *unreadableReport.
-func (r *StorageBenchmarkReconciler) readReports(ctx context.Context, pods []*corev1.Pod) ([]*results.ClientReport, error) {
+// each once; those in have (by pod name) were read already. A log that
+// cannot be fetched is an error to retry; one that holds no usable report
+// is an *unreadableReport.
+func (r *StorageBenchmarkReconciler) readReports(ctx context.Context, pods []*corev1.Pod, have map[string]*results.ClientReport) ([]*results.ClientReport, error) {
 	reports := make([]*results.ClientReport, len(pods))
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(reportReaders)
 	for i, pod := range pods {
+		if report := have[pod.Name]; report != nil {
+			reports[i] = report
+			continue
+		}
 		g.Go(func() error {
-			// One byte over the limit tells a log that was cut from one
-			// that fits.
-			log, err := r.Logs.ReadLog(ctx, pod.Namespace, pod.Name, "engine", results.MaxReportBytes+1)
-			if err != nil {
-				return fmt.Errorf("reading the log of pod %s (%s): %w", pod.Name, clientOf(pod), err)
-			}
-			defer log.Close()
-			report, err := results.ReadClientReport(log, results.MaxReportBytes)
+			report, err := r.readReport(ctx, pod)
 			var broken *results.LogReadError
-			if errors.As(err, &broken) {
+			var notFetched *logNotFetched
+			switch {
+			case errors.As(err, &broken), errors.As(err, &notFetched):
 				return fmt.Errorf("reading the log of pod %s (%s): %w", pod.Name, clientOf(pod), err)
-			}
-			if err != nil {
+			case err != nil:
 				return &unreadableReport{pod: pod, err: err}
 			}
 			reports[i] = report
@@ -162,6 +173,76 @@ func (r *StorageBenchmarkReconciler) readReports(ctx context.Context, pods []*co
 		})
 	}
 	return reports, g.Wait()
+}
+
+// logNotFetched is a log the kubelet or the API server did not give:
+// reading it again may help.
+type logNotFetched struct{ err error }
+
+func (e *logNotFetched) Error() string { return e.err.Error() }
+func (e *logNotFetched) Unwrap() error { return e.err }
+
+// readReport reads one client's report from its log.
+func (r *StorageBenchmarkReconciler) readReport(ctx context.Context, pod *corev1.Pod) (*results.ClientReport, error) {
+	// One byte over the limit tells a log that was cut from one that fits.
+	log, err := r.Logs.ReadLog(ctx, pod.Namespace, pod.Name, engineContainer, results.MaxReportBytes+1)
+	if err != nil {
+		return nil, &logNotFetched{err: err}
+	}
+	defer log.Close()
+	return results.ReadClientReport(log, results.MaxReportBytes)
+}
+
+// Early reading: a client writes its report and exits at the timetable's
+// end, but the kubelet shows the exit a second or so later (it looks for
+// exited containers once a second). Logs of the last few clients still
+// shown running are read for a short while after the end: a complete,
+// checksummed report there is the client's hand-over. Only a few, and only
+// for a while, so that a target of many slow clients is not read over and
+// over; the rest wait for their pods' status as before.
+const (
+	earlyReadWindow  = 3 * time.Second
+	earlyReadClients = reportReaders
+	earlyReadRetry   = 300 * time.Millisecond
+)
+
+// earlyReading reports whether the logs of running clients are read now.
+func earlyReading(p *pass, end time.Time, running int) bool {
+	since := p.now.Sub(end)
+	return running > 0 && running <= earlyReadClients && since >= 0 && since <= earlyReadWindow
+}
+
+// reportsBeforeExit reads the reports of the target's clients still shown
+// running, when early reading applies: those complete, by pod name. A log
+// without a whole report, or that cannot be read yet, is not one.
+func (r *StorageBenchmarkReconciler) reportsBeforeExit(ctx context.Context, p *pass, pods []*corev1.Pod, end time.Time) map[string]*results.ClientReport {
+	var running []*corev1.Pod
+	for _, pod := range pods {
+		if !clientFinished(pod) && pod.Status.Phase == corev1.PodRunning {
+			running = append(running, pod)
+		}
+	}
+	if len(pods) != int(p.bench.Spec.Clients.Count) || !earlyReading(p, end, len(running)) {
+		return nil
+	}
+	var (
+		mu   sync.Mutex
+		done = map[string]*results.ClientReport{}
+		wg   sync.WaitGroup
+	)
+	for _, pod := range running {
+		wg.Go(func() {
+			// A report with an error is left to the pod's failure, which
+			// says more (exit code, termination message).
+			if report, err := r.readReport(ctx, pod); err == nil && report.Error == "" {
+				mu.Lock()
+				done[pod.Name] = report
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return done
 }
 
 // collected reports whether the target's results for this generation are
@@ -203,6 +284,15 @@ func applyTargetResult(p *pass, t *targetRun, tr *results.TargetResult) {
 	}
 	if tr.Timings.ClientsReadyMilliseconds > 0 && st.ClientsReadyMilliseconds == nil {
 		st.ClientsReadyMilliseconds = ptr.To(tr.Timings.ClientsReadyMilliseconds)
+	}
+	// Those below are only known once the reports are in: the result is
+	// where they are kept.
+	st.DataLayoutMilliseconds = ptr.To(tr.Timings.PrepareMilliseconds)
+	if tr.Timings.StartLeadMilliseconds > 0 {
+		st.StartLeadMilliseconds = ptr.To(tr.Timings.StartLeadMilliseconds)
+	}
+	if tr.Timings.CollectionMilliseconds > 0 {
+		st.CollectionMilliseconds = ptr.To(tr.Timings.CollectionMilliseconds)
 	}
 	p.targetResults[t.spec.Name] = tr
 }

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
+	"github.com/storagebench/storagebench/internal/plan"
 	"github.com/storagebench/storagebench/results"
 )
 
@@ -45,10 +46,17 @@ func reports(b *sbv1.StorageBenchmark) map[string]string {
 	}
 }
 
+// stillMeasuring makes a client pod one whose engine runs.
+func stillMeasuring(_ int32, pod *corev1.Pod) {
+	pod.Status.Phase = corev1.PodRunning
+	pod.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: engineContainer, State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}}
+}
+
 func TestCollect(t *testing.T) {
 	collect := func(r *StorageBenchmarkReconciler, ctx context.Context, p *pass, s *snapshot, t *targetRun) (targetStep, error) {
 		// As runTarget calls it: after the end of the published timetable.
-		return r.collect(ctx, p, s, t, t.status.MeasurementStartTime.Add(t.plan.Duration()))
+		start := t.status.MeasurementStartTime.Time
+		return r.collect(ctx, p, s, t, plan.StartRecord{Generation: p.bench.Generation, Start: start, PublishedAt: start.Add(-testLead)})
 	}
 	cleanedUp := []string{
 		"create ConfigMap/bench-t1-results",
@@ -82,6 +90,16 @@ func TestCollect(t *testing.T) {
 				cm.Labels[labelGeneration] != "1" || h.p.targetResults["t1"] == nil {
 				t.Fatalf("stored %+v (%v), labels %v", tr, err, cm.Labels)
 			}
+			// The phases after readiness: the lead as published, the
+			// collection from the scheduled end (9 s ago) to the merge.
+			if tr.Timings.StartLeadMilliseconds != testLead.Milliseconds() || tr.Timings.CollectionMilliseconds != 9000 {
+				t.Errorf("stored timings %+v", tr.Timings)
+			}
+			if st.DataLayoutMilliseconds == nil || *st.DataLayoutMilliseconds != tr.Timings.PrepareMilliseconds ||
+				st.StartLeadMilliseconds == nil || *st.StartLeadMilliseconds != testLead.Milliseconds() ||
+				st.CollectionMilliseconds == nil || *st.CollectionMilliseconds != 9000 {
+				t.Errorf("phase durations in status: layout %v, lead %v, collection %v", st.DataLayoutMilliseconds, st.StartLeadMilliseconds, st.CollectionMilliseconds)
+			}
 			// The whole fingerprint is in the results ConfigMap.
 			full := tr.Environment
 			if full == nil || full.Parameters["tier"] != "fast" || len(full.Nodes) != 1 || full.Nodes[0].Name != "node-1" || full.Nodes[0].Clients != 2 {
@@ -91,10 +109,54 @@ func TestCollect(t *testing.T) {
 	}, {
 		name:    "a client still running within collectSeconds is waited for",
 		bench:   measured(),
-		objs:    finished(onClient(1, func(_ int32, pod *corev1.Pod) { pod.Status.Phase = corev1.PodRunning })),
+		objs:    finished(onClient(1, stillMeasuring)),
 		outcome: outcome{wait: 300*time.Second - 9*time.Second + time.Second},
 		state:   sbv1.TargetCollecting,
 		message: "waiting for 1 client(s) to hand over results",
+	}, {
+		name:  "a client whose engine exited 0 is collected before the kubelet turns its pod Succeeded",
+		bench: measured(),
+		objs: finished(onClient(1, func(_ int32, pod *corev1.Pod) {
+			pod.Status.Phase = corev1.PodRunning
+			pod.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: engineContainer, State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 0}}}}
+		})),
+		logs:    reports,
+		outcome: outcome{done: true, calls: cleanedUp, events: succeededEvents},
+		state:   sbv1.TargetSucceeded,
+	}, {
+		name: "just after the end, the report of a client its pod still shows running is read from its log",
+		bench: measured(withTarget("t1", func(st *sbv1.TargetStatus) {
+			st.MeasurementStartTime = at(-1500 * time.Millisecond) // the 1 s timetable ended 0.5 s ago
+		})),
+		objs:    finished(onClient(1, stillMeasuring)),
+		logs:    reports,
+		outcome: outcome{done: true, calls: cleanedUp, events: succeededEvents},
+		state:   sbv1.TargetSucceeded,
+	}, {
+		name: "just after the end, a log without its whole report yet is looked at again shortly",
+		bench: measured(withTarget("t1", func(st *sbv1.TargetStatus) {
+			st.MeasurementStartTime = at(-1500 * time.Millisecond)
+		})),
+		objs: finished(onClient(1, stillMeasuring)),
+		logs: func(b *sbv1.StorageBenchmark) map[string]string {
+			logs := reports(b)
+			whole := logs["bench-t1-g1-c1-0-abcde"]
+			logs["bench-t1-g1-c1-0-abcde"] = whole[:len(whole)/2]
+			return logs
+		},
+		outcome: outcome{wait: earlyReadRetry},
+		state:   sbv1.TargetCollecting,
+		message: "waiting for 1 client(s) to hand over results",
+	}, {
+		name:  "a client whose engine still runs, or exited with an error, is not collected from",
+		bench: measured(),
+		objs: finished(onClient(1, func(_ int32, pod *corev1.Pod) {
+			pod.Status.Phase = corev1.PodRunning
+			pod.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: engineContainer, State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 1}}}}
+		}), onClient(0, stillMeasuring)),
+		outcome: outcome{wait: 300*time.Second - 9*time.Second + time.Second},
+		state:   sbv1.TargetCollecting,
+		message: "waiting for 2 client(s) to hand over results",
 	}, {
 		name:  "a client whose pod is gone is waited for like a running one, and counted",
 		bench: measured(),
@@ -122,8 +184,8 @@ func TestCollect(t *testing.T) {
 		bench: measured(withTarget("t1", func(st *sbv1.TargetStatus) {
 			st.MeasurementStartTime = at(-302 * time.Second) // ended 301 s ago
 		})),
-		objs: finished(onClient(1, func(_ int32, pod *corev1.Pod) { pod.Status.Phase = corev1.PodRunning }),
-			onClient(0, func(_ int32, pod *corev1.Pod) { pod.Status.Phase = corev1.PodRunning })),
+		objs: finished(onClient(1, stillMeasuring),
+			onClient(0, stillMeasuring)),
 		outcome: outcome{failure: sbv1.ReasonTimedOut, failureHas: []string{
 			"target t1: clients still running 5m0s after the last cell's scheduled end (timeouts.collectSeconds): bench-t1-g1-c0-0-abcde, bench-t1-g1-c1-0-abcde"}},
 		state:   sbv1.TargetCollecting,

@@ -380,10 +380,15 @@ func startConfigMap(b *sbv1.StorageBenchmark, records map[string]plan.StartRecor
 	return owned(b, cm)
 }
 
+// testLead is the start lead the phases publish with in these tests: the
+// fake clock stands still, so the measured read takes no time, and the
+// benchmarks allow a 500 ms clock offset.
+var testLead = plan.StartLead(0, 500*time.Millisecond)
+
 // startedAt is a start record of the benchmark's generation published
-// StartLead before start.
+// testLead before start.
 func startedAt(b *sbv1.StorageBenchmark, start time.Time) plan.StartRecord {
-	return plan.StartRecord{Generation: b.Generation, Start: start, PublishedAt: start.Add(-plan.StartLead)}
+	return plan.StartRecord{Generation: b.Generation, Start: start, PublishedAt: start.Add(-testLead)}
 }
 
 // resultsConfigMap stores a target's result for the benchmark's generation.

@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
 	"github.com/storagebench/storagebench/internal/plan"
@@ -38,11 +41,19 @@ func (r *StorageBenchmarkReconciler) publishStart(ctx context.Context, p *pass, 
 	if cm == nil {
 		return targetStep{wait: shortRequeue}, nil
 	}
+	// The lead follows the API server's latency now: a read of the record's
+	// ConfigMap, uncached, is what every waiting client does in a loop.
+	sent := p.clock.Now()
+	fresh := &corev1.ConfigMap{}
+	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(cm), fresh); err != nil {
+		return targetStep{}, fmt.Errorf("reading configmap %s before publishing the start of target %s: %w", cm.Name, t.spec.Name, err)
+	}
 	// A fresh reading, not the pass's time: the pass may have spent a while
 	// (merging another target's results) since it began, and the lead is
 	// what clients have to see the start in time.
 	now := p.clock.Now()
-	record := plan.StartRecord{Generation: b.Generation, Start: now.Add(plan.StartLead), PublishedAt: now}
+	lead := plan.StartLead(now.Sub(sent), t.plan.MaxClockOffset())
+	record := plan.StartRecord{Generation: b.Generation, Start: now.Add(lead), PublishedAt: now}
 	updated := cm.DeepCopy()
 	if updated.Data == nil {
 		updated.Data = map[string]string{}
@@ -58,13 +69,14 @@ func (r *StorageBenchmarkReconciler) publishStart(ctx context.Context, p *pass, 
 	// A status without the provisioning start (written by hand, or by an
 	// older controller) has no readiness time to give, and must not panic.
 	after := ""
-	if since := t.status.ProvisioningStartTime; since != nil {
-		ready := now.Sub(since.Time).Milliseconds()
+	if t.status.ProvisioningStartTime != nil {
+		ready := p.sinceProvisioningStart(t, now).Milliseconds()
 		t.status.ClientsReadyMilliseconds = &ready
 		after = fmt.Sprintf(" after %d ms", ready)
 	}
+	t.status.StartLeadMilliseconds = ptr.To(lead.Milliseconds())
 	setMeasuring(t.status, record.Start)
 	p.normal(sbv1.EventMeasurementScheduled, sbv1.ActionStart, fmt.Sprintf("target %s: all %d clients ready%s; measurement starts at %s and takes %s",
 		t.spec.Name, b.Spec.Clients.Count, after, record.Start.UTC().Format("15:04:05.000"), t.plan.Duration()))
-	return targetStep{wait: plan.StartLead + min(t.plan.Duration(), progressInterval)}, nil
+	return targetStep{wait: lead + min(t.plan.Duration(), progressInterval)}, nil
 }

@@ -75,7 +75,7 @@ func TestPublishStart(t *testing.T) {
 		return r
 	}
 	measuring := outcome{
-		wait:   plan.StartLead + time.Second,
+		wait:   testLead + time.Second,
 		calls:  []string{"update ConfigMap/bench-start"},
 		events: []string{"Normal MeasurementScheduled/Start"},
 	}
@@ -90,15 +90,18 @@ func TestPublishStart(t *testing.T) {
 		state:   sbv1.TargetRunning, message: "measuring",
 		check: func(t *testing.T, h *harness) {
 			r := published(t, h)
-			if r.Generation != 1 || !r.Start.Equal(t0.Add(plan.StartLead)) || !r.PublishedAt.Equal(t0) {
+			if r.Generation != 1 || !r.Start.Equal(t0.Add(testLead)) || !r.PublishedAt.Equal(t0) {
 				t.Errorf("record %+v", r)
+			}
+			if st := targetStatus(h.b, "t1"); st.StartLeadMilliseconds == nil || *st.StartLeadMilliseconds != testLead.Milliseconds() {
+				t.Errorf("start lead in status: %v", st.StartLeadMilliseconds)
 			}
 			cm := &corev1.ConfigMap{}
 			_ = h.r.Get(context.Background(), client.ObjectKey{Namespace: "ns", Name: "bench-start"}, cm)
 			if cm.Data["t0"] != other.Encode() {
 				t.Errorf("the other target's record was lost: %v", cm.Data)
 			}
-			if msg := h.p.events[0].message; msg != "target t1: all 2 clients ready after 30000 ms; measurement starts at 10:00:03.000 and takes 1s" {
+			if msg := h.p.events[0].message; msg != "target t1: all 2 clients ready after 30000 ms; measurement starts at 10:00:00.950 and takes 1s" {
 				t.Errorf("event message %q", msg)
 			}
 		},
@@ -106,7 +109,7 @@ func TestPublishStart(t *testing.T) {
 		name:    "a long timetable looks again at the progress interval after the start",
 		bench:   ready(withWorkloads(sbv1.WorkloadGroup{Name: "w", BlockSizes: []sbv1.BlockSize{"4Ki"}, ReadPercents: []int32{100}, QueueDepths: []int32{8}, NumJobs: []int32{1}, DurationSeconds: 600})),
 		objs:    world(nil),
-		outcome: outcome{wait: plan.StartLead + progressInterval, calls: measuring.calls, events: measuring.events},
+		outcome: outcome{wait: testLead + progressInterval, calls: measuring.calls, events: measuring.events},
 		state:   sbv1.TargetRunning, message: "measuring",
 	}, {
 		name:    "a target status without a provisioning start publishes without a readiness time instead of panicking",
@@ -118,7 +121,7 @@ func TestPublishStart(t *testing.T) {
 			if st := targetStatus(h.b, "t1"); st.ClientsReadyMilliseconds != nil || st.MeasurementStartTime == nil {
 				t.Errorf("clientsReadyMilliseconds %v, measurementStartTime %v", st.ClientsReadyMilliseconds, st.MeasurementStartTime)
 			}
-			if msg := h.p.events[0].message; msg != "target t1: all 2 clients ready; measurement starts at 10:00:03.000 and takes 1s" {
+			if msg := h.p.events[0].message; msg != "target t1: all 2 clients ready; measurement starts at 10:00:00.950 and takes 1s" {
 				t.Errorf("event message %q", msg)
 			}
 		},
@@ -164,7 +167,7 @@ func TestPublishStartReadsTheClockAfreshAndLosesToANewerWrite(t *testing.T) {
 	if _, err := h.r.publishStart(context.Background(), p, s, h.target(p, "t1")); err != nil {
 		t.Fatal(err)
 	}
-	if st := targetStatus(b, "t1"); !st.MeasurementStartTime.Time.Equal(t0.Add(2*time.Second+plan.StartLead)) || *st.ClientsReadyMilliseconds != 32000 {
+	if st := targetStatus(b, "t1"); !st.MeasurementStartTime.Time.Equal(t0.Add(2*time.Second+testLead)) || *st.ClientsReadyMilliseconds != 32000 {
 		t.Errorf("start %v, clients ready after %d ms: the start must lie a lead after the fresh reading", st.MeasurementStartTime, *st.ClientsReadyMilliseconds)
 	}
 

@@ -53,6 +53,7 @@ func (r *StorageBenchmarkReconciler) runTarget(ctx context.Context, p *pass, s *
 		now := metav1.NewTime(p.now)
 		t.status.ProvisioningStartTime = &now
 		t.status.State = sbv1.TargetProvisioning
+		p.provisioningStarts[t.spec.Name] = p.now
 	}
 	volumes, err := r.ensureVolumes(ctx, p, s, t)
 	if err != nil || volumes.failure != nil {
@@ -69,13 +70,15 @@ func (r *StorageBenchmarkReconciler) runTarget(ctx context.Context, p *pass, s *
 	end := start.Start.Add(t.plan.Duration())
 	if p.now.Before(end) {
 		setMeasuring(t.status, start.Start)
-		return targetStep{wait: min(end.Sub(p.now)+time.Second, progressInterval)}, nil
+		// Just after the end: the clients' reports are read as soon as they
+		// are written (see earlyReading).
+		return targetStep{wait: min(end.Sub(p.now)+endMargin, progressInterval)}, nil
 	}
 	// Past the end collect sets the state; the start is still recorded,
 	// for a status that lost it (a controller restarted meanwhile).
 	measurementStart := metav1.NewTime(start.Start)
 	t.status.MeasurementStartTime = &measurementStart
-	return r.collect(ctx, p, s, t, end)
+	return r.collect(ctx, p, s, t, start)
 }
 
 // setMeasuring records a target whose clients measure from start on.
@@ -86,13 +89,27 @@ func setMeasuring(st *sbv1.TargetStatus, start time.Time) {
 	st.Message = "measuring"
 }
 
+// endMargin is how long after the timetable's end the controller looks for
+// the clients' reports: they write them within milliseconds of the end.
+const endMargin = 100 * time.Millisecond
+
 // progressInterval is how often status progress is refreshed while cells
 // run, when nothing else happens.
 const progressInterval = 15 * time.Second
 
-func (p *pass) elapsedSince(t *metav1.Time) time.Duration {
-	if t == nil {
+// sinceProvisioningStart is how long ago the target's volumes were
+// requested, at the given time: to the nanosecond when this process
+// recorded the start, else from status (whole seconds: a restarted
+// manager's phase times may be up to a second long). No start, no time.
+func (p *pass) sinceProvisioningStart(t *targetRun, at time.Time) time.Duration {
+	recorded := t.status.ProvisioningStartTime
+	if recorded == nil {
 		return 0
 	}
-	return p.now.Sub(t.Time)
+	// Status is what counts: a precise start of another second is of an
+	// earlier attempt whose status write was lost.
+	if precise, ok := p.provisioningStarts[t.spec.Name]; ok && precise.Truncate(time.Second).Equal(recorded.Time.Truncate(time.Second)) {
+		return at.Sub(precise)
+	}
+	return at.Sub(recorded.Time)
 }

@@ -7,6 +7,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
@@ -81,8 +83,8 @@ func TestRunTarget(t *testing.T) {
 			return objects(runObjects(b)[:4], one(startConfigMap(b, map[string]plan.StartRecord{"t1": startedAt(b, t0.Add(2*time.Second))})),
 				claimsOf(b, "t1", corev1.ClaimBound), jobsOf(b, "t1"), podsOf(b, "t1"))
 		},
-		// The timetable (1 s) ends 3 s after the pass: look again a second later.
-		outcome: outcome{wait: 4 * time.Second},
+		// The timetable (1 s) ends 3 s after the pass: look again just after.
+		outcome: outcome{wait: 3*time.Second + endMargin},
 		state:   sbv1.TargetRunning,
 		message: "measuring",
 		check: func(t *testing.T, b *sbv1.StorageBenchmark) {
@@ -99,7 +101,7 @@ func TestRunTarget(t *testing.T) {
 				claimsOf(b, "t1", corev1.ClaimBound), jobsOf(b, "t1"), podsOf(b, "t1"))
 		},
 		outcome: outcome{
-			wait:   plan.StartLead + time.Second,
+			wait:   testLead + time.Second,
 			calls:  []string{"update ConfigMap/bench-start"},
 			events: []string{"Normal MeasurementScheduled/Start"},
 		},
@@ -199,5 +201,30 @@ func TestSetMeasuring(t *testing.T) {
 				t.Errorf("start not replaced")
 			}
 		})
+	}
+}
+
+func TestSinceProvisioningStartIsPreciseWhenThisProcessRecordedIt(t *testing.T) {
+	b := newBenchmark()
+	p := newPass(b, clocktesting.NewFakeClock(t0))
+	st := &sbv1.TargetStatus{Name: "t1"}
+	run := &targetRun{spec: &b.Spec.Targets[0], status: st}
+	if got := p.sinceProvisioningStart(run, t0); got != 0 {
+		t.Errorf("no provisioning start gives %s, want 0", got)
+	}
+	precise := t0.Add(-2*time.Second + 700*time.Millisecond) // 09:59:58.700
+	// As read back from the API server: whole seconds.
+	st.ProvisioningStartTime = &metav1.Time{Time: precise.Truncate(time.Second)}
+	if got := p.sinceProvisioningStart(run, t0); got != 2*time.Second {
+		t.Errorf("from status alone: %s, want 2s", got)
+	}
+	p.provisioningStarts["t1"] = precise
+	if got := p.sinceProvisioningStart(run, t0); got != 1300*time.Millisecond {
+		t.Errorf("with this process's record: %s, want 1.3s", got)
+	}
+	// A record of another second belongs to an attempt status never kept.
+	p.provisioningStarts["t1"] = precise.Add(-5 * time.Second)
+	if got := p.sinceProvisioningStart(run, t0); got != 2*time.Second {
+		t.Errorf("with a record status does not match: %s, want 2s (status)", got)
 	}
 }

@@ -43,7 +43,7 @@ func (r *StorageBenchmarkReconciler) ensureVolumes(ctx context.Context, p *pass,
 	}
 	if len(unbound) == 0 {
 		if t.status.VolumesBoundMilliseconds == nil {
-			ms := p.elapsedSince(t.status.ProvisioningStartTime).Milliseconds()
+			ms := p.sinceProvisioningStart(t, p.now).Milliseconds()
 			t.status.VolumesBoundMilliseconds = &ms
 			if len(claims) > 0 {
 				p.normal(sbv1.EventVolumesBound, sbv1.ActionProvision, fmt.Sprintf("target %s: %d claim(s) bound after %d ms", t.spec.Name, len(claims), ms))
@@ -52,7 +52,7 @@ func (r *StorageBenchmarkReconciler) ensureVolumes(ctx context.Context, p *pass,
 		return targetStep{}, nil
 	}
 	limit := time.Duration(b.Spec.Timeouts.VolumeBindSeconds) * time.Second
-	elapsed := p.elapsedSince(t.status.ProvisioningStartTime)
+	elapsed := p.sinceProvisioningStart(t, p.now)
 	if elapsed > limit {
 		return targetStep{failure: &runFailure{sbv1.ReasonVolumeNotBound, fmt.Sprintf(
 			"target %s: claim(s) not bound after %s (timeouts.volumeBindSeconds): %s", t.spec.Name, limit, strings.Join(unbound, ", "))}}, nil

@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"sync"
+	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 
@@ -28,6 +29,9 @@ type generationState struct {
 	// results are the finished targets' results, by target; a pass reads
 	// and adds to it (passes over one benchmark never run at once).
 	results map[string]*results.TargetResult
+	// provisioningStarts are the targets' precise provisioning starts (see
+	// pass.provisioningStarts).
+	provisioningStarts map[string]time.Time
 }
 
 func newGenerations() *generations {
@@ -41,7 +45,8 @@ func (c *generations) of(b *sbv1.StorageBenchmark) *generationState {
 	defer c.mu.Unlock()
 	g := c.byBenchmark[key]
 	if g == nil || g.uid != b.UID || g.generation != b.Generation {
-		g = &generationState{uid: b.UID, generation: b.Generation, plans: map[string]*plan.Plan{}, results: map[string]*results.TargetResult{}}
+		g = &generationState{uid: b.UID, generation: b.Generation, plans: map[string]*plan.Plan{}, results: map[string]*results.TargetResult{},
+			provisioningStarts: map[string]time.Time{}}
 		c.byBenchmark[key] = g
 	}
 	return g

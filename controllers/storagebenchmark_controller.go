@@ -90,7 +90,9 @@ func (r *StorageBenchmarkReconciler) Reconcile(ctx context.Context, req ctrl.Req
 	before := bench.DeepCopy()
 	p := newPass(bench, r.Clock)
 	p.plans = func(t *sbv1.Target) *plan.Plan { return r.generations.plan(bench, t) }
-	p.targetResults = r.generations.of(bench).results
+	generation := r.generations.of(bench)
+	p.targetResults = generation.results
+	p.provisioningStarts = generation.provisioningStarts
 	result, runErr := r.advance(ctx, p)
 	boundMessages(&bench.Status)
 	if ended(bench) {

@@ -45,6 +45,8 @@ func (c *checker) target(path string, tr *TargetResult) {
 	c.nonNegative(at("timings.volumesBoundMilliseconds"), tr.Timings.VolumesBoundMilliseconds)
 	c.nonNegative(at("timings.clientsReadyMilliseconds"), tr.Timings.ClientsReadyMilliseconds)
 	c.nonNegative(at("timings.prepareMilliseconds"), tr.Timings.PrepareMilliseconds)
+	c.nonNegative(at("timings.startLeadMilliseconds"), tr.Timings.StartLeadMilliseconds)
+	c.nonNegative(at("timings.collectionMilliseconds"), tr.Timings.CollectionMilliseconds)
 	seen := map[int32]bool{}
 	for i, s := range tr.ClientSummaries {
 		p := jsonIndex(at("clientSummaries"), i)

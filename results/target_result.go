@@ -33,12 +33,18 @@ type TargetResult struct {
 	Truncated string `json:"truncated,omitempty"`
 }
 
-// Timings are how long the phases before measurement took.
+// Timings are how long the phases around the measurement took.
 type Timings struct {
 	VolumesBoundMilliseconds int64 `json:"volumesBoundMilliseconds,omitempty"`
 	ClientsReadyMilliseconds int64 `json:"clientsReadyMilliseconds,omitempty"`
 	// PrepareMilliseconds is the slowest client's data layout.
 	PrepareMilliseconds int64 `json:"prepareMilliseconds"`
+	// StartLeadMilliseconds is how far ahead of its publication the start
+	// lay (cluster runs).
+	StartLeadMilliseconds int64 `json:"startLeadMilliseconds,omitempty"`
+	// CollectionMilliseconds is from the last cell's scheduled end until
+	// the merge (cluster runs).
+	CollectionMilliseconds int64 `json:"collectionMilliseconds,omitempty"`
 }
 
 // ClientSummary is what is known about one client as a whole.

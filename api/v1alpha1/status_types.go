@@ -166,6 +166,23 @@ type TargetStatus struct {
 	// +optional
 	ClientsReadyMilliseconds *int64 `json:"clientsReadyMilliseconds,omitempty"`
 
+	// dataLayoutMilliseconds is the slowest client's data layout (writing
+	// its data set before the first cell), part of clientsReadyMilliseconds.
+	// +optional
+	DataLayoutMilliseconds *int64 `json:"dataLayoutMilliseconds,omitempty"`
+
+	// startLeadMilliseconds is how far ahead of its publication the start
+	// lay: the time every client had to see it, from the API server's
+	// measured latency and clients.maxClockOffsetMilliseconds.
+	// +optional
+	StartLeadMilliseconds *int64 `json:"startLeadMilliseconds,omitempty"`
+
+	// collectionMilliseconds is how long from the last cell's scheduled end
+	// until the target's results were stored: clients finishing and
+	// exiting, their reports read and merged.
+	// +optional
+	CollectionMilliseconds *int64 `json:"collectionMilliseconds,omitempty"`
+
 	// measurementStartTime is the instant every client started its first
 	// cell.
 	// +optional

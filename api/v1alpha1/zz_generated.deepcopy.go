@@ -1063,6 +1063,21 @@ func (in *TargetStatus) DeepCopyInto(out *TargetStatus) {
 		*out = new(int64)
 		**out = **in
 	}
+	if in.DataLayoutMilliseconds != nil {
+		in, out := &in.DataLayoutMilliseconds, &out.DataLayoutMilliseconds
+		*out = new(int64)
+		**out = **in
+	}
+	if in.StartLeadMilliseconds != nil {
+		in, out := &in.StartLeadMilliseconds, &out.StartLeadMilliseconds
+		*out = new(int64)
+		**out = **in
+	}
+	if in.CollectionMilliseconds != nil {
+		in, out := &in.CollectionMilliseconds, &out.CollectionMilliseconds
+		*out = new(int64)
+		**out = **in
+	}
 	if in.MeasurementStartTime != nil {
 		in, out := &in.MeasurementStartTime, &out.MeasurementStartTime
 		*out = (*in).DeepCopy()

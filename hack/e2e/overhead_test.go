@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -10,12 +11,14 @@ import (
 	"k8s.io/utils/ptr"
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
+	"github.com/storagebench/storagebench/internal/testenv"
 )
 
 // TestOperatorOverhead times a one-cell, 10-second benchmark (no ramp) from
 // apply to Completed: what is left after the 10 s of measurement is the
 // operator's overhead (binding, pod start, data layout, the start lead,
-// collection), printed phase by phase.
+// collection), printed phase by phase from the target's status. The goal
+// is under 5 s beside the provisioner's own time.
 func TestOperatorOverhead(t *testing.T) {
 	ns := benchNamespace(t, "overhead")
 	b := &sbv1.StorageBenchmark{
@@ -30,24 +33,37 @@ func TestOperatorOverhead(t *testing.T) {
 	}
 	began := time.Now()
 	create(t, b)
-	got := waitCompleted(t, ns, "overhead", 3*time.Minute)
+	// Polled every 100 ms (not waitCompleted's second), so that the total
+	// is good to a tenth of a second.
+	var got *sbv1.StorageBenchmark
+	testenv.Eventually(t, 3*time.Minute, 100*time.Millisecond, "overhead Completed", func() error {
+		got = get(t, ns, "overhead")
+		if c := condition(got, sbv1.ConditionCompleted); c != nil && c.Status == metav1.ConditionTrue {
+			return nil
+		}
+		return fmt.Errorf("not Completed yet")
+	})
 	total := time.Since(began)
+	if got.Status.Verdict == "" {
+		t.Fatalf("completed without results: %s", describeConditions(got))
+	}
 	ts := timedTarget(t, got)
+	ms := func(p *int64) time.Duration {
+		if p == nil {
+			t.Fatalf("target %s has no phase duration in status: %+v", ts.Name, ts)
+		}
+		return time.Duration(*p) * time.Millisecond
+	}
 	overhead := total - 10*time.Second
-	bound := time.Duration(*ts.VolumesBoundMilliseconds) * time.Millisecond
-	ready := time.Duration(*ts.ClientsReadyMilliseconds) * time.Millisecond
-	// From the status: the start lead is the measurement's start after the
-	// clients were ready; what follows the measured 10 s is collection,
-	// cleanup and the last status write. Status times have whole seconds
-	// (provisioningStartTime): lead and after are good to about a second.
-	lead := ts.MeasurementStartTime.Sub(ts.ProvisioningStartTime.Add(ready))
-	after := total - ts.MeasurementStartTime.Sub(began) - 10*time.Second
-	t.Logf("apply to Completed: %s for a 10 s cell: operator overhead %s = claims bound by the provisioner %s + clients ready %s later + start lead %s + after the measurement %s (rest: %s)",
-		total.Round(100*time.Millisecond), overhead.Round(100*time.Millisecond), bound, ready-bound, lead.Round(100*time.Millisecond),
-		after.Round(100*time.Millisecond), (overhead - ready - lead - after).Round(100*time.Millisecond))
-	// A regression guard, not the goal (5 s per target, not met yet): the
-	// operator's own share, beside the provisioner's, measured 7-8 s.
-	if own := overhead - bound; own > 12*time.Second {
-		t.Errorf("the operator's own overhead is %s (beside the provisioner's %s), over the 12 s guard", own.Round(100*time.Millisecond), bound)
+	bound, ready := ms(ts.VolumesBoundMilliseconds), ms(ts.ClientsReadyMilliseconds)
+	layout, lead, collection := ms(ts.DataLayoutMilliseconds), ms(ts.StartLeadMilliseconds), ms(ts.CollectionMilliseconds)
+	// What the status does not time: from apply to the provisioning start,
+	// and from the merge to Completed (storing, cleanup, the last status
+	// write, this test's poll).
+	rest := overhead - ready - lead - collection
+	t.Logf("apply to Completed: %s for a 10 s cell: operator overhead %s = claims bound by the provisioner %s + clients ready %s later (data layout %s of it) + start lead %s + collection %s + the rest %s",
+		total.Round(100*time.Millisecond), overhead.Round(100*time.Millisecond), bound, ready-bound, layout, lead, collection, rest.Round(100*time.Millisecond))
+	if own := overhead - bound; own > 5*time.Second {
+		t.Errorf("the operator's own overhead is %s (beside the provisioner's %s), over 5 s", own.Round(100*time.Millisecond), bound)
 	}
 }

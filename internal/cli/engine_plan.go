@@ -164,7 +164,7 @@ func startSignal(p *plan.Plan) (clientrun.StartSignal, error) {
 	}
 	return &clientrun.ConfigMapSignal{
 		Client: cs, Namespace: namespace, Name: p.StartSignal.ConfigMap, Key: p.StartSignal.Key,
-		Generation: p.Generation, MaxClockOffset: time.Duration(p.MaxClockOffsetMilliseconds) * time.Millisecond,
+		Generation: p.Generation, MaxClockOffset: p.MaxClockOffset(),
 		Log: os.Stderr,
 	}, nil
 }

@@ -14,8 +14,8 @@ import (
 )
 
 // PollInterval is how often a waiting cluster client reads the start
-// ConfigMap.
-const PollInterval = 200 * time.Millisecond
+// ConfigMap (the controller's start lead allows for it).
+const PollInterval = plan.StartPollInterval
 
 // ConfigMapSignal waits for the controller to publish the start instant in
 // a ConfigMap the client may read (and nothing else: its Role names just

@@ -87,6 +87,12 @@ func (s *Slot) Length() time.Duration {
 	return longest
 }
 
+// MaxClockOffset is the bound on a client's clock offset from the
+// controller's.
+func (p *Plan) MaxClockOffset() time.Duration {
+	return time.Duration(p.MaxClockOffsetMilliseconds) * time.Millisecond
+}
+
 // Duration is the time from the shared start to the end of the last slot.
 func (p *Plan) Duration() time.Duration {
 	if len(p.Slots) == 0 {

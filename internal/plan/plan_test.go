@@ -84,7 +84,7 @@ func TestParseRefusesPlansItCannotRun(t *testing.T) {
 
 func TestStartRecordRoundTrip(t *testing.T) {
 	now := time.Date(2026, 11, 29, 12, 0, 0, 123456789, time.UTC)
-	r := StartRecord{Generation: 4, Start: now.Add(StartLead), PublishedAt: now}
+	r := StartRecord{Generation: 4, Start: now.Add(StartLead(0, 0)), PublishedAt: now}
 	back, err := DecodeStartRecord(r.Encode())
 	if err != nil || !back.Start.Equal(r.Start) || !back.PublishedAt.Equal(now) || back.Generation != 4 {
 		t.Fatalf("round trip: %+v, %v", back, err)

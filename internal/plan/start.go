@@ -6,9 +6,38 @@ import (
 	"time"
 )
 
-// StartLead is how far ahead of its publication the start instant lies:
-// long enough for every polling client to see it in time.
-const StartLead = 3 * time.Second
+// StartPollInterval is how often a waiting cluster client reads the start
+// record: the lead must cover one interval.
+const StartPollInterval = 200 * time.Millisecond
+
+// startLeadMargin covers what a measured round trip does not: the client's
+// decoding and timer set-up, and a read that happens to be slower than the
+// one the controller timed.
+const startLeadMargin = 250 * time.Millisecond
+
+// maxCountedRoundTrip bounds the measured read round trip that goes into the
+// lead, so that one stalled request does not push the start seconds away.
+const maxCountedRoundTrip = 500 * time.Millisecond
+
+// StartLead is how far ahead of its publication the start instant lies,
+// from a read round trip the controller measured just before publishing
+// and the clock offset the spec allows. A waiting client sees the record
+// within one poll plus one read; reads from pods may be a few times slower
+// than the controller's, hence four round trips; and a client whose clock
+// runs ahead of the controller's by up to maxClockOffset must still read it
+// before its own clock reaches the start (it refuses to start late). With
+// the default bound of 500 ms and a fast API server this is about 1 s; it
+// is never more than MaxStartLead.
+func StartLead(readRoundTrip, maxClockOffset time.Duration) time.Duration {
+	counted := min(max(readRoundTrip, 0), maxCountedRoundTrip)
+	return StartPollInterval + 4*counted + startLeadMargin + max(maxClockOffset, 0)
+}
+
+// MaxStartLead is the longest lead StartLead gives for a clock offset
+// bound: what deadlines must allow for.
+func MaxStartLead(maxClockOffset time.Duration) time.Duration {
+	return StartLead(maxCountedRoundTrip, maxClockOffset)
+}
 
 // StartRecord is what the controller publishes, under the target's key of
 // the start ConfigMap, once every client of the target is ready.
