@@ -52,6 +52,15 @@ func stillMeasuring(_ int32, pod *corev1.Pod) {
 	pod.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: engineContainer, State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}}
 }
 
+// engineExited makes a client pod one whose engine exited with code while
+// the kubelet still shows the pod running.
+func engineExited(code int32) podOption {
+	return func(_ int32, pod *corev1.Pod) {
+		pod.Status.Phase = corev1.PodRunning
+		pod.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: engineContainer, State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: code}}}}
+	}
+}
+
 func TestCollect(t *testing.T) {
 	collect := func(r *StorageBenchmarkReconciler, ctx context.Context, p *pass, s *snapshot, t *targetRun) (targetStep, error) {
 		// As runTarget calls it: after the end of the published timetable.
@@ -114,12 +123,9 @@ func TestCollect(t *testing.T) {
 		state:   sbv1.TargetCollecting,
 		message: "waiting for 1 client(s) to hand over results",
 	}, {
-		name:  "a client whose engine exited 0 is collected before the kubelet turns its pod Succeeded",
-		bench: measured(),
-		objs: finished(onClient(1, func(_ int32, pod *corev1.Pod) {
-			pod.Status.Phase = corev1.PodRunning
-			pod.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: engineContainer, State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 0}}}}
-		})),
+		name:    "a client whose engine exited 0 is collected before the kubelet turns its pod Succeeded",
+		bench:   measured(),
+		objs:    finished(onClient(1, engineExited(0))),
 		logs:    reports,
 		outcome: outcome{done: true, calls: cleanedUp, events: succeededEvents},
 		state:   sbv1.TargetSucceeded,
@@ -148,12 +154,9 @@ func TestCollect(t *testing.T) {
 		state:   sbv1.TargetCollecting,
 		message: "waiting for 1 client(s) to hand over results",
 	}, {
-		name:  "a client whose engine still runs, or exited with an error, is not collected from",
-		bench: measured(),
-		objs: finished(onClient(1, func(_ int32, pod *corev1.Pod) {
-			pod.Status.Phase = corev1.PodRunning
-			pod.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: engineContainer, State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 1}}}}
-		}), onClient(0, stillMeasuring)),
+		name:    "a client whose engine still runs, or exited with an error, is not collected from",
+		bench:   measured(),
+		objs:    finished(onClient(1, engineExited(1)), onClient(0, stillMeasuring)),
 		outcome: outcome{wait: 300*time.Second - 9*time.Second + time.Second},
 		state:   sbv1.TargetCollecting,
 		message: "waiting for 2 client(s) to hand over results",
