@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 
@@ -63,7 +64,7 @@ func buildClientJob(b *sbv1.StorageBenchmark, t *sbv1.Target, p *plan.Plan, j cl
 			Parallelism:    ptr.To(j.count),
 			// A failed client spoils the measurement: no retries.
 			BackoffLimit:          ptr.To[int32](0),
-			ActiveDeadlineSeconds: ptr.To(int64(runDeadline(b, p).Seconds())),
+			ActiveDeadlineSeconds: ptr.To(int64(math.Ceil(runDeadline(b, p).Seconds()))),
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: podLabels, Annotations: map[string]string{benchmarkAnnotation: b.Name}},
 				Spec:       buildClientPodSpec(b, t, j, cfg),

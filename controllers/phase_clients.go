@@ -51,6 +51,16 @@ func (r *StorageBenchmarkReconciler) ensureClients(ctx context.Context, p *pass,
 		case pod.Status.Phase == corev1.PodFailed:
 			return targetStep{failure: &runFailure{sbv1.ReasonClientFailed, fmt.Sprintf("target %s: %s", t.spec.Name, podFailure(pod))}}, nil
 		case pod.DeletionTimestamp != nil && !clientFinished(pod):
+			// The cleanup after an early read (see earlyReading) deletes
+			// pods still running: if this target's results are stored, the
+			// cache has shown the deletion before the results ConfigMap.
+			stored, err := r.resultsStored(ctx, b, t.spec)
+			if err != nil {
+				return targetStep{}, err
+			}
+			if stored {
+				return targetStep{wait: shortRequeue}, nil
+			}
 			return targetStep{failure: &runFailure{sbv1.ReasonClientFailed, fmt.Sprintf("target %s: pod %s (%s) was deleted during the run", t.spec.Name, pod.Name, clientOf(pod))}}, nil
 		}
 	}

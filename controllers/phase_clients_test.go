@@ -111,6 +111,14 @@ func TestEnsureClients(t *testing.T) {
 			"target t1: pod bench-t1-g1-c0-0-abcde (client 0) was deleted during the run"}},
 		state: sbv1.TargetProvisioning,
 	}, {
+		name:  "a running pod deleted by the cleanup after its target's results were stored (the cache behind) is no failure",
+		bench: twoClients(),
+		objs: func(b *sbv1.StorageBenchmark) []client.Object {
+			return objects(jobsOf(b, "t1"), podsOf(b, "t1", deleting()), one(resultsConfigMap(b, "t1", mergedResult(b, "t1", measuredStart))))
+		},
+		outcome: outcome{wait: shortRequeue},
+		state:   sbv1.TargetProvisioning,
+	}, {
 		name:  "a pod deleted after it succeeded is no failure",
 		bench: twoClients(),
 		objs:  withJobs(onClient(0, succeeded(), deleting())),

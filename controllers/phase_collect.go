@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -131,6 +132,21 @@ func (r *StorageBenchmarkReconciler) storedResult(ctx context.Context, b *sbv1.S
 	return tr, nil
 }
 
+// resultsStored reports, from the API server, whether the target's results
+// of this generation are stored.
+func (r *StorageBenchmarkReconciler) resultsStored(ctx context.Context, b *sbv1.StorageBenchmark, t *sbv1.Target) (bool, error) {
+	cm := &corev1.ConfigMap{}
+	name := resultsConfigMapName(b, t)
+	err := r.APIReader.Get(ctx, types.NamespacedName{Namespace: b.Namespace, Name: name}, cm)
+	switch {
+	case apierrors.IsNotFound(err):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("reading results configmap %s: %w", name, err)
+	}
+	return cm.Labels[labelGeneration] == generationLabel(b.Generation), nil
+}
+
 // reportReaders bounds the logs read at once: a target's 64 client logs
 // read one after another cost a kubelet round trip each, and parsing them
 // (hundreds of KB of JSON each) uses every core.
@@ -206,6 +222,21 @@ const (
 	earlyReadRetry   = 300 * time.Millisecond
 )
 
+// engineRunning reports whether the kubelet last saw the pod's engine
+// running: one shown exited with an error (killed after its report, say)
+// is left to the pod's failure.
+func engineRunning(pod *corev1.Pod) bool {
+	if pod.Status.Phase != corev1.PodRunning {
+		return false
+	}
+	for _, c := range pod.Status.ContainerStatuses {
+		if c.Name == engineContainer {
+			return c.State.Running != nil
+		}
+	}
+	return false
+}
+
 // earlyReading reports whether the logs of running clients are read now.
 func earlyReading(p *pass, end time.Time, running int) bool {
 	since := p.now.Sub(end)
@@ -218,7 +249,7 @@ func earlyReading(p *pass, end time.Time, running int) bool {
 func (r *StorageBenchmarkReconciler) reportsBeforeExit(ctx context.Context, p *pass, pods []*corev1.Pod, end time.Time) map[string]*results.ClientReport {
 	var running []*corev1.Pod
 	for _, pod := range pods {
-		if !clientFinished(pod) && pod.Status.Phase == corev1.PodRunning {
+		if engineRunning(pod) {
 			running = append(running, pod)
 		}
 	}
@@ -267,9 +298,10 @@ func (r *StorageBenchmarkReconciler) collected(ctx context.Context, p *pass, s *
 }
 
 // applyTargetResult copies a target's stored result into its status entry
-// and keeps it on the pass for finishRun. Timings status already has are
-// kept (status, read fresh, is what was measured); the result fills in
-// those a restart lost.
+// and keeps it on the pass for finishRun. The bind and readiness times
+// status already has are kept (status, read fresh, is what was measured);
+// the result fills in those a restart lost. The rest is known from the
+// reports on, and the result is where it is kept.
 func applyTargetResult(p *pass, t *targetRun, tr *results.TargetResult) {
 	st := t.status
 	st.State = sbv1.TargetSucceeded
@@ -285,8 +317,6 @@ func applyTargetResult(p *pass, t *targetRun, tr *results.TargetResult) {
 	if tr.Timings.ClientsReadyMilliseconds > 0 && st.ClientsReadyMilliseconds == nil {
 		st.ClientsReadyMilliseconds = ptr.To(tr.Timings.ClientsReadyMilliseconds)
 	}
-	// Those below are only known once the reports are in: the result is
-	// where they are kept.
 	st.DataLayoutMilliseconds = ptr.To(tr.Timings.PrepareMilliseconds)
 	if tr.Timings.StartLeadMilliseconds > 0 {
 		st.StartLeadMilliseconds = ptr.To(tr.Timings.StartLeadMilliseconds)

@@ -154,6 +154,21 @@ func TestCollect(t *testing.T) {
 		state:   sbv1.TargetCollecting,
 		message: "waiting for 1 client(s) to hand over results",
 	}, {
+		name: "just after the end, a client shown exited with an error, or whose report has one, is left to its pod's failure",
+		bench: measured(withTarget("t1", func(st *sbv1.TargetStatus) {
+			st.MeasurementStartTime = at(-1500 * time.Millisecond)
+		})),
+		objs: finished(onClient(1, engineExited(137)), onClient(0, stillMeasuring)),
+		logs: func(b *sbv1.StorageBenchmark) map[string]string {
+			return map[string]string{
+				"bench-t1-g1-c0-0-abcde": clientLogWithError(b, "t1", 0, measuredStart, "cell w: engine failed"),
+				"bench-t1-g1-c1-0-abcde": clientLog(b, "t1", 1, measuredStart),
+			}
+		},
+		outcome: outcome{wait: earlyReadRetry},
+		state:   sbv1.TargetCollecting,
+		message: "waiting for 2 client(s) to hand over results",
+	}, {
 		name:    "a client whose engine still runs, or exited with an error, is not collected from",
 		bench:   measured(),
 		objs:    finished(onClient(1, engineExited(1)), onClient(0, stillMeasuring)),

@@ -432,10 +432,16 @@ func one(objs ...client.Object) []client.Object { return objs }
 // clientLog is the log of a client that ran the target's plan from start:
 // its framed report, one engine document per cell run.
 func clientLog(b *sbv1.StorageBenchmark, target string, client int32, start time.Time) string {
+	return clientLogWithError(b, target, client, start, "")
+}
+
+// clientLogWithError is clientLog with the report's error set.
+func clientLogWithError(b *sbv1.StorageBenchmark, target string, client int32, start time.Time, failure string) string {
 	p := targetPlan(b, targetOf(b, target))
 	report := &results.ClientReport{
 		SchemaVersion: results.ClientReportSchema, Benchmark: p.Benchmark, Generation: p.Generation,
 		Target: p.Target, Client: client, Node: "node-1", EngineVersion: "test", StartUnixNano: start.UnixNano(),
+		Error: failure,
 	}
 	for _, slot := range p.Slots {
 		for _, cell := range slot.Cells {

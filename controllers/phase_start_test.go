@@ -101,7 +101,7 @@ func TestPublishStart(t *testing.T) {
 			if cm.Data["t0"] != other.Encode() {
 				t.Errorf("the other target's record was lost: %v", cm.Data)
 			}
-			if msg := h.p.events[0].message; msg != "target t1: all 2 clients ready after 30000 ms; measurement starts at 10:00:00.950 and takes 1s" {
+			if msg := h.p.events[0].message; msg != "target t1: all 2 clients ready after 30000 ms; measurement starts at 10:00:01.200 and takes 1s" {
 				t.Errorf("event message %q", msg)
 			}
 		},
@@ -121,7 +121,7 @@ func TestPublishStart(t *testing.T) {
 			if st := targetStatus(h.b, "t1"); st.ClientsReadyMilliseconds != nil || st.MeasurementStartTime == nil {
 				t.Errorf("clientsReadyMilliseconds %v, measurementStartTime %v", st.ClientsReadyMilliseconds, st.MeasurementStartTime)
 			}
-			if msg := h.p.events[0].message; msg != "target t1: all 2 clients ready; measurement starts at 10:00:00.950 and takes 1s" {
+			if msg := h.p.events[0].message; msg != "target t1: all 2 clients ready; measurement starts at 10:00:01.200 and takes 1s" {
 				t.Errorf("event message %q", msg)
 			}
 		},

@@ -173,13 +173,14 @@ type TargetStatus struct {
 
 	// startLeadMilliseconds is how far ahead of its publication the start
 	// lay: the time every client had to see it, from the API server's
-	// measured latency and clients.maxClockOffsetMilliseconds.
+	// measured latency and clients.maxClockOffsetMilliseconds (about 1.2 s
+	// with the default offset bound).
 	// +optional
 	StartLeadMilliseconds *int64 `json:"startLeadMilliseconds,omitempty"`
 
 	// collectionMilliseconds is how long from the last cell's scheduled end
-	// until the target's results were stored: clients finishing and
-	// exiting, their reports read and merged.
+	// until the clients' reports were read and merged (storing them and the
+	// cleanup follow).
 	// +optional
 	CollectionMilliseconds *int64 `json:"collectionMilliseconds,omitempty"`
 

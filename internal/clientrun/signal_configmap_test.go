@@ -111,13 +111,13 @@ func TestStartSignalToleratesASlowAPIButNotAMissedStart(t *testing.T) {
 	if err := s.Prime(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	// The API fails for a second around the publication of a start with a
-	// longer lead (the controller's lead follows the API's latency): the
-	// clock window widens, but a good clock is still accepted.
+	// The API fails for 600 ms around the publication of a start with the
+	// lead the controller gives when its own read was fast: the clock
+	// window widens, but a good clock is still accepted.
 	c.failing.Store(true)
 	done := waitInBackground(s)
-	c.publishWithLead(t, 2, 0, 2*time.Second)
-	time.Sleep(time.Second)
+	c.publishWithLead(t, 2, 0, plan.StartLead(5*time.Millisecond, 500*time.Millisecond))
+	time.Sleep(600 * time.Millisecond)
 	c.failing.Store(false)
 	if err := <-done; err != nil {
 		t.Fatalf("a slow API made a good clock look bad: %v", err)

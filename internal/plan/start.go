@@ -10,10 +10,12 @@ import (
 // record: the lead must cover one interval.
 const StartPollInterval = 200 * time.Millisecond
 
-// startLeadMargin covers what a measured round trip does not: the client's
-// decoding and timer set-up, and a read that happens to be slower than the
-// one the controller timed.
-const startLeadMargin = 250 * time.Millisecond
+// startLeadMargin covers what a measured round trip does not: the write
+// of the record itself, the clients' decoding and timer set-up, and reads
+// from pods slower than the one the controller timed (a short stall of the
+// API server, queueing behind other clients' requests). It is also all the
+// slack a client whose clock is ahead by the whole allowed offset has.
+const startLeadMargin = 500 * time.Millisecond
 
 // maxCountedRoundTrip bounds the measured read round trip that goes into the
 // lead, so that one stalled request does not push the start seconds away.
@@ -26,8 +28,10 @@ const maxCountedRoundTrip = 500 * time.Millisecond
 // than the controller's, hence four round trips; and a client whose clock
 // runs ahead of the controller's by up to maxClockOffset must still read it
 // before its own clock reaches the start (it refuses to start late). With
-// the default bound of 500 ms and a fast API server this is about 1 s; it
-// is never more than MaxStartLead.
+// the default bound of 500 ms and a fast API server this is about 1.2 s
+// (it was a fixed 3 s); it is never more than MaxStartLead. A client that
+// cannot read the API for longer than the lead less a poll and its clock
+// offset sees the start too late and fails the run, saying so.
 func StartLead(readRoundTrip, maxClockOffset time.Duration) time.Duration {
 	counted := min(max(readRoundTrip, 0), maxCountedRoundTrip)
 	return StartPollInterval + 4*counted + startLeadMargin + max(maxClockOffset, 0)
