@@ -63,7 +63,12 @@ func TestOperatorOverhead(t *testing.T) {
 	rest := overhead - ready - lead - collection
 	t.Logf("apply to Completed: %s for a 10 s cell: operator overhead %s = claims bound by the provisioner %s + clients ready %s later (data layout %s of it) + start lead %s + collection %s + the rest %s",
 		total.Round(100*time.Millisecond), overhead.Round(100*time.Millisecond), bound, ready-bound, layout, lead, collection, rest.Round(100*time.Millisecond))
-	if own := overhead - bound; own > 5*time.Second {
-		t.Errorf("the operator's own overhead is %s (beside the provisioner's %s), over 5 s", own.Round(100*time.Millisecond), bound)
+	// The goal is under 5 s; it measured 4.1-4.6 s here. The guard leaves a
+	// second for a loaded machine (a flaky test would hide regressions
+	// behind reruns), and the log line says where a regression went.
+	own := overhead - bound
+	t.Logf("the operator's own overhead: %s beside the provisioner's %s (goal: under 5 s)", own.Round(100*time.Millisecond), bound)
+	if own > 6*time.Second {
+		t.Errorf("the operator's own overhead is %s (beside the provisioner's %s), over the 6 s guard", own.Round(100*time.Millisecond), bound)
 	}
 }
