@@ -63,7 +63,7 @@ func TestOperatorOverhead(t *testing.T) {
 	rest := overhead - ready - lead - collection
 	t.Logf("apply to Completed: %s for a 10 s cell: operator overhead %s = claims bound by the provisioner %s + clients ready %s later (data layout %s of it) + start lead %s + collection %s + the rest %s",
 		total.Round(100*time.Millisecond), overhead.Round(100*time.Millisecond), bound, ready-bound, layout, lead, collection, rest.Round(100*time.Millisecond))
-	// The goal is under 5 s; it measured 4.1-4.6 s here. The guard leaves a
+	// The goal is under 5 s; it measured 3.5-4.6 s here. The guard leaves a
 	// second for a loaded machine (a flaky test would hide regressions
 	// behind reruns), and the log line says where a regression went.
 	own := overhead - bound
