@@ -195,7 +195,16 @@ start() {
   mkdir -p "$run" "$logs"
   echo "=== $(date -Is) starting: $*" >>"$logs/$name.log"
   setsid "$@" >>"$logs/$name.log" 2>&1 </dev/null &
-  echo $! >"$(pidfile "$name")"
+  local pid=$! i
+  echo "$pid" >"$(pidfile "$name")"
+  # Until the child has exec'd, its command line is this script's, which
+  # pid_of does not take for the component: a check in that window said
+  # "exited" of a provisioner that was starting (seen once in CI).
+  for i in $(seq 100); do
+    [ -r "/proc/$pid/cmdline" ] || break
+    tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline" | grep -qF -- "$state" && break
+    sleep 0.02
+  done
 }
 
 fail_component() {
