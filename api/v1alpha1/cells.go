@@ -95,6 +95,9 @@ func (w *WorkloadGroup) Ramp() int32 {
 
 // Cells expands one workload group into its cells.
 func (w *WorkloadGroup) Cells() []Cell {
+	if w.IsSearch() {
+		return nil // its steps are chosen as it runs: see Searches
+	}
 	if w.Metadata != nil {
 		return w.metadataCells()
 	}

@@ -134,6 +134,39 @@ type Comparison struct {
 	// +listMapKey=target
 	// +kubebuilder:validation:MaxItems=16
 	Targets []TargetSummary `json:"targets,omitempty"`
+
+	// searches ranks the targets by each capacity search's answer.
+	// +optional
+	// +listType=map
+	// +listMapKey=search
+	// +kubebuilder:validation:MaxItems=16
+	Searches []SearchComparison `json:"searches,omitempty"`
+}
+
+// SearchComparison ranks the targets by what one capacity search found:
+// the most IOPS within the latency bound.
+type SearchComparison struct {
+	// search compared.
+	// +kubebuilder:validation:MaxLength=64
+	Search string `json:"search"`
+	// best is the target with the highest capacity; empty when no target
+	// met the bound at any load.
+	// +optional
+	// +kubebuilder:validation:MaxLength=32
+	Best string `json:"best,omitempty"`
+	// byCapacity ranks the targets by capacity, highest first.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MaxLength=32
+	ByCapacity []string `json:"byCapacity,omitempty"`
+	// capacityIOPS are the targets' capacities in the order of byCapacity
+	// (0: the bound held at no load), decimal strings.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MaxLength=32
+	CapacityIOPS []string `json:"capacityIOPS,omitempty"`
 }
 
 // CellComparison ranks the targets in one cell.

@@ -7,7 +7,8 @@ import (
 // Threshold is a limit on the results of some cells and targets. A run whose
 // results break a threshold of severity Fail gets the verdict Failed.
 //
-// +kubebuilder:validation:XValidation:rule="has(self.minIOPS) || has(self.minOpsPerSecond) || has(self.minBytesPerSecond) || has(self.maxLatency) || has(self.maxRegression)",message="a threshold needs at least one of minIOPS, minOpsPerSecond, minBytesPerSecond, maxLatency or maxRegression"
+// +kubebuilder:validation:XValidation:rule="has(self.minIOPS) || has(self.minOpsPerSecond) || has(self.minBytesPerSecond) || has(self.maxLatency) || has(self.maxRegression) || has(self.minIOPSAtLatency)",message="a threshold needs at least one of minIOPS, minOpsPerSecond, minBytesPerSecond, maxLatency, maxRegression or minIOPSAtLatency"
+// +kubebuilder:validation:XValidation:rule="!has(self.minIOPSAtLatency) || !(has(self.minIOPS) || has(self.minOpsPerSecond) || has(self.minBytesPerSecond) || has(self.maxLatency) || has(self.maxRegression))",message="minIOPSAtLatency judges a search's capacity: a threshold with it has no other limit",fieldPath=".minIOPSAtLatency"
 // +kubebuilder:validation:XValidation:rule="!has(self.minBytesPerSecond) || !isQuantity(string(self.minBytesPerSecond)) || quantity(string(self.minBytesPerSecond)).compareTo(quantity('0')) >= 0",messageExpression="'minBytesPerSecond ' + string(self.minBytesPerSecond) + ' must not be negative'",fieldPath=".minBytesPerSecond"
 type Threshold struct {
 	// name identifies the threshold in violations; default: derived from
@@ -57,6 +58,15 @@ type Threshold struct {
 	// separately.
 	// +optional
 	MaxLatency *LatencyLimit `json:"maxLatency,omitempty"`
+
+	// minIOPSAtLatency is the least capacity a search of a workload with
+	// latencyTarget must find: total IOPS over all clients while the
+	// latency at the target's percentile stays within its bound. A search
+	// whose bound fails even at its lowest load breaks it; match selects
+	// searches by blockSize and readPercent.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	MinIOPSAtLatency *int64 `json:"minIOPSAtLatency,omitempty"`
 
 	// maxRegression is how much worse than the baseline target a target may
 	// be, in percent of the baseline's value.

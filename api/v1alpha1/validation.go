@@ -48,13 +48,18 @@ func (s *StorageBenchmarkSpec) Validate() field.ErrorList {
 	errs = append(errs, s.validateThresholdSelections(cellsByGroup)...)
 	errs = append(errs, s.validateMetadataTargets()...)
 	errs = append(errs, s.validateGroupTargets()...)
+	errs = append(errs, s.validateSearches()...)
 
 	files := int64(s.Dataset.FilesPerClient)
 	if files < 1 {
 		files = 1
 	}
 	perFile := s.Dataset.SizePerClient.Bytes() / files
-	for _, c := range s.Cells() {
+	cells := s.Cells()
+	for _, search := range s.Searches() {
+		cells = append(cells, search.Base)
+	}
+	for _, c := range cells {
 		if perFile < c.MaxBlockSizeBytes() {
 			errs = append(errs, field.Invalid(field.NewPath("spec", "dataset", "sizePerClient"), string(s.Dataset.SizePerClient),
 				fmt.Sprintf("each of the %d files per client (%d bytes) is smaller than one block of cell %s (%d bytes)",
@@ -76,8 +81,8 @@ func (s *StorageBenchmarkSpec) validateThresholdSelections(cellsByGroup map[stri
 		t := &s.Thresholds[i]
 		path := field.NewPath("spec", "thresholds").Index(i)
 		cells, ok := cellsByGroup[t.Workload]
-		if !ok {
-			continue // admission names the unknown workload
+		if !ok || s.Workload(t.Workload).IsSearch() {
+			continue // admission names the unknown workload; validateSearches judges searches
 		}
 		if t.Match != nil && !t.Match.selectsAny(cells) {
 			errs = append(errs, field.Invalid(path.Child("match"), t.Match.String(),

@@ -4,13 +4,19 @@ package v1alpha1
 // product of blockSizes (or its one blockSizeRange) x readPercents x
 // queueDepths x numJobs: its cells. A Metadata group expands to its
 // metadata.operations x numJobs instead. Every cell runs on every target
-// the group runs on (its targets, default all).
+// the group runs on (its targets, default all). A group with latencyTarget
+// has no cells: it is a search per block size and read mix.
 //
 // +kubebuilder:validation:XValidation:rule="(has(self.kind) && self.kind == 'Metadata') || has(self.blockSizes) != has(self.blockSizeRange)",message="a workload needs exactly one of blockSizes or blockSizeRange"
 // +kubebuilder:validation:XValidation:rule="(has(self.kind) && self.kind == 'Metadata') || has(self.readPercents)",message="an IO workload needs readPercents",fieldPath=".readPercents"
 // +kubebuilder:validation:XValidation:rule="(has(self.kind) && self.kind == 'Metadata') == has(self.metadata)",message="kind: Metadata needs metadata (its operations), and metadata needs kind: Metadata",fieldPath=".metadata"
 // +kubebuilder:validation:XValidation:rule="!(has(self.kind) && self.kind == 'Metadata') || !(has(self.blockSizes) || has(self.blockSizeRange) || has(self.readPercents) || has(self.rateIOPS) || has(self.concurrentWith))",message="a Metadata workload has no blockSizes, blockSizeRange, readPercents, rateIOPS or concurrentWith: its cells are metadata.operations x numJobs",fieldPath=".kind"
 // +kubebuilder:validation:XValidation:rule="!has(self.concurrentWith) || self.concurrentWith != self.name",message="concurrentWith must name another workload",fieldPath=".concurrentWith"
+// +kubebuilder:validation:XValidation:rule="!has(self.latencyTarget) || !(has(self.kind) && self.kind == 'Metadata')",message="latencyTarget searches IO loads: a Metadata workload cannot have one",fieldPath=".latencyTarget"
+// +kubebuilder:validation:XValidation:rule="!has(self.latencyTarget) || !has(self.rateIOPS)",message="a workload with latencyTarget chooses its rates itself: leave rateIOPS out",fieldPath=".rateIOPS"
+// +kubebuilder:validation:XValidation:rule="!has(self.latencyTarget) || !has(self.concurrentWith)",message="a workload with latencyTarget runs its steps alone: it cannot be concurrentWith another",fieldPath=".concurrentWith"
+// +kubebuilder:validation:XValidation:rule="!has(self.latencyTarget) || !has(self.numJobs) || size(self.numJobs) == 1",message="a workload with latencyTarget varies one thing: give it one numJobs value",fieldPath=".numJobs"
+// +kubebuilder:validation:XValidation:rule="!has(self.latencyTarget) || !has(self.latencyTarget.vary) || self.latencyTarget.vary != 'QueueDepth' || (has(self.queueDepths) && self.queueDepths.exists(q, q > 1))",message="a QueueDepth search goes from queue depth 1 to the largest of queueDepths: give one above 1",fieldPath=".queueDepths"
 type WorkloadGroup struct {
 	// name identifies the group; cell names start with it.
 	// +required
@@ -130,6 +136,16 @@ type WorkloadGroup struct {
 	// +optional
 	// +kubebuilder:default=false
 	SyncWrites *bool `json:"syncWrites,omitempty"`
+
+	// latencyTarget makes the group a capacity search: for each block size
+	// and read mix, the most IOPS each target carries while the latency at
+	// the percentile stays within the bound (see LatencyTarget). Such a
+	// group has searches instead of cells; thresholds judge it with
+	// minIOPSAtLatency. Its queueDepths give the queue depth a Rate search
+	// paces (the largest) or the deepest a QueueDepth search goes; it takes
+	// one numJobs value and no rateIOPS.
+	// +optional
+	LatencyTarget *LatencyTarget `json:"latencyTarget,omitempty"`
 
 	// concurrentWith names another workload whose cells run at the same
 	// time as this one's, cell by cell (e.g. a reader and a rate-limited

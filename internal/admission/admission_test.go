@@ -251,7 +251,30 @@ func TestAdmissionRejectsInvalidSpecsNamingTheFieldAndCause(t *testing.T) {
 			set(t, o, "spec.thresholds[0].targets", []any{"medium"})
 		}, "spec.thresholds", "every thresholds[].targets entry must name one of spec.targets"},
 		{"threshold without a limit", func(t *testing.T, o map[string]any) { set(t, o, "spec.thresholds[0].minIOPS", nil) },
-			"spec.thresholds[0]", "a threshold needs at least one of minIOPS, minOpsPerSecond, minBytesPerSecond, maxLatency or maxRegression"},
+			"spec.thresholds[0]", "a threshold needs at least one of minIOPS, minOpsPerSecond, minBytesPerSecond, maxLatency, maxRegression or minIOPSAtLatency"},
+		{"minIOPSAtLatency beside another limit", func(t *testing.T, o map[string]any) { set(t, o, "spec.thresholds[0].minIOPSAtLatency", 100) },
+			"spec.thresholds[0].minIOPSAtLatency", "minIOPSAtLatency judges a search's capacity: a threshold with it has no other limit"},
+		{"a search with rateIOPS", func(t *testing.T, o map[string]any) {
+			set(t, o, "spec.workloads[0].latencyTarget", map[string]any{"microseconds": 2000})
+			set(t, o, "spec.workloads[0].rateIOPS", 100)
+		}, "spec.workloads[0].rateIOPS", "a workload with latencyTarget chooses its rates itself: leave rateIOPS out"},
+		{"a search with two numJobs values", func(t *testing.T, o map[string]any) {
+			set(t, o, "spec.workloads[0].latencyTarget", map[string]any{"microseconds": 2000})
+			set(t, o, "spec.workloads[0].numJobs", []any{1, 2})
+		}, "spec.workloads[0].numJobs", "a workload with latencyTarget varies one thing: give it one numJobs value"},
+		{"a QueueDepth search with depth 1 only", func(t *testing.T, o map[string]any) {
+			set(t, o, "spec.workloads[0].latencyTarget", map[string]any{"microseconds": 2000, "vary": "QueueDepth"})
+			set(t, o, "spec.workloads[0].queueDepths", []any{1})
+		}, "spec.workloads[0].queueDepths", "a QueueDepth search goes from queue depth 1 to the largest of queueDepths: give one above 1"},
+		{"a search varying something unknown", func(t *testing.T, o map[string]any) {
+			set(t, o, "spec.workloads[0].latencyTarget", map[string]any{"microseconds": 2000, "vary": "BlockSize"})
+		}, "spec.workloads[0].latencyTarget.vary", "Unsupported value"},
+		{"a search bound of zero", func(t *testing.T, o map[string]any) {
+			set(t, o, "spec.workloads[0].latencyTarget", map[string]any{"microseconds": 0})
+		}, "spec.workloads[0].latencyTarget.microseconds", "should be greater than or equal to 1"},
+		{"a search with too many steps", func(t *testing.T, o map[string]any) {
+			set(t, o, "spec.workloads[0].latencyTarget", map[string]any{"microseconds": 2000, "maxSteps": 25})
+		}, "spec.workloads[0].latencyTarget.maxSteps", "should be less than or equal to 24"},
 		{"regression threshold without a baseline", func(t *testing.T, o map[string]any) {
 			set(t, o, "spec.baseline", nil)
 			set(t, o, "spec.thresholds[0].maxRegression", map[string]any{"percent": 10})
