@@ -88,7 +88,35 @@ func Compare(spec *sbv1.StorageBenchmarkSpec, results map[string]*TargetResult) 
 		}
 		c.Targets = append(c.Targets, s)
 	}
+	c.Searches = compareSearches(spec, order, results)
 	return c
+}
+
+// compareSearches ranks the targets that ran each search by its capacity.
+func compareSearches(spec *sbv1.StorageBenchmarkSpec, order []string, results map[string]*TargetResult) []sbv1.SearchComparison {
+	var out []sbv1.SearchComparison
+	for _, s := range spec.Searches() {
+		capacity := map[string]float64{}
+		var present []string
+		for _, name := range order {
+			if r := FindSearch(results[name], s.Name); r != nil {
+				capacity[name] = r.CapacityIOPS()
+				present = append(present, name)
+			}
+		}
+		if len(present) == 0 {
+			continue
+		}
+		sc := sbv1.SearchComparison{Search: s.Name, ByCapacity: rank(present, func(n string) float64 { return -capacity[n] })}
+		for _, name := range sc.ByCapacity {
+			sc.CapacityIOPS = append(sc.CapacityIOPS, Decimal(capacity[name], 1))
+		}
+		if capacity[sc.ByCapacity[0]] > 0 {
+			sc.Best = sc.ByCapacity[0]
+		}
+		out = append(out, sc)
+	}
+	return out
 }
 
 // baselineDelta relates a target to the baseline in one cell. Overheads

@@ -36,13 +36,23 @@ func Recommend(spec *sbv1.StorageBenchmarkSpec, results map[string]*TargetResult
 			allPriced = false
 		}
 	}
-	basis := speedBasis(candidates, results)
+	basis, ok := searchBasis(candidates, results)
+	if !ok {
+		basis = speedBasis(candidates, results)
+	}
 	speed := map[string]float64{}
 	for _, name := range candidates {
 		var iops []float64
 		for _, c := range results[name].Cells {
 			if rep := c.Result(); rep != nil && basis.counts(&c) {
 				iops = append(iops, rep.TotalIOPS())
+			}
+		}
+		for i := range results[name].Searches {
+			if r := &results[name].Searches[i]; basis.searches[r.Search] {
+				// a bound no load met counts as 1 IOPS: the geometric
+				// mean must not skip it, as it skips nothing else
+				iops = append(iops, max(r.CapacityIOPS(), 1))
 			}
 		}
 		speed[name] = geomean(iops)
@@ -104,14 +114,15 @@ func recommendable(spec *sbv1.StorageBenchmarkSpec, results map[string]*TargetRe
 // basis is which cells the recommendation's speed is the geometric mean
 // of, in what unit, said how.
 type basis struct {
-	cells map[string]bool // nil: each candidate's own cells
-	io    bool            // IO cells (IOPS), else metadata (operations per second)
-	unit  string
-	over  string
+	cells    map[string]bool // nil: each candidate's own cells
+	searches map[string]bool // set: the capacities of these searches, and no cell
+	io       bool            // IO cells (IOPS), else metadata (operations per second)
+	unit     string
+	over     string
 }
 
 func (b basis) counts(c *CellResult) bool {
-	if c.Cell.IsMetadata() == b.io {
+	if b.searches != nil || c.Cell.IsMetadata() == b.io {
 		return false
 	}
 	return b.cells == nil || b.cells[c.Cell.Name]
@@ -160,4 +171,31 @@ func speedBasis(candidates []string, results map[string]*TargetResult) basis {
 		b.unit, b.over = "operations per second", "each candidate's own metadata cells (no cell ran on every candidate)"
 	}
 	return b
+}
+
+// searchBasis is the capacities of the searches every candidate ran, when
+// there are any: the answer a search gives (the most IOPS within the
+// latency bound) is what the user asked to compare, so it decides over
+// the cells' IOPS.
+func searchBasis(candidates []string, results map[string]*TargetResult) (basis, bool) {
+	count := map[string]int{}
+	for _, name := range candidates {
+		for _, r := range results[name].Searches {
+			count[r.Search]++
+		}
+	}
+	common := map[string]bool{}
+	for search, n := range count {
+		if n == len(candidates) {
+			common[search] = true
+		}
+	}
+	if len(common) == 0 {
+		return basis{}, false
+	}
+	over := fmt.Sprintf("the capacities of the %d searches every candidate ran", len(common))
+	if len(candidates) == 1 {
+		over = fmt.Sprintf("the capacities of the %d searches it ran", len(common))
+	}
+	return basis{searches: common, io: true, unit: "IOPS within the latency bound", over: over}, true
 }

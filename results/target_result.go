@@ -27,8 +27,11 @@ type TargetResult struct {
 	Environment           *sbv1.Environment `json:"environment,omitempty"`
 	Timings               Timings           `json:"timings"`
 	Cells                 []CellResult      `json:"cells"`
-	ClientSummaries       []ClientSummary   `json:"clientSummaries"`
-	Warnings              []sbv1.Warning    `json:"warnings,omitempty"`
+	// Searches are the capacity searches of the workloads with a
+	// latencyTarget: each one's answer and its curve (every step).
+	Searches        []SearchResult  `json:"searches,omitempty"`
+	ClientSummaries []ClientSummary `json:"clientSummaries"`
+	Warnings        []sbv1.Warning  `json:"warnings,omitempty"`
 	// Truncated says what was left out to fit a storage limit, if anything.
 	Truncated string `json:"truncated,omitempty"`
 }

@@ -41,6 +41,10 @@ func EvaluateWithHistory(spec *sbv1.StorageBenchmarkSpec, results map[string]*Ta
 	for i := range spec.Thresholds {
 		th := &spec.Thresholds[i]
 		name := ThresholdName(th, i)
+		if th.MinIOPSAtLatency != nil {
+			evaluateSearchThreshold(spec, th, name, results, &ev)
+			continue
+		}
 		selected := selectCells(cells, th)
 		if len(selected) == 0 {
 			ev.Unevaluated = append(ev.Unevaluated, fmt.Sprintf("threshold %s selects no cell of workload %s", name, th.Workload))
@@ -118,6 +122,9 @@ func ThresholdName(th *sbv1.Threshold, index int) string {
 	}
 	if th.MaxRegression != nil {
 		kinds = append(kinds, "maxRegression")
+	}
+	if th.MinIOPSAtLatency != nil {
+		kinds = append(kinds, "minIOPSAtLatency")
 	}
 	return truncateName(fmt.Sprintf("%s-%s-%d", th.Workload, strings.Join(kinds, "-"), index))
 }
