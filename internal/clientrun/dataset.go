@@ -55,7 +55,7 @@ func dataFor(p *plan.Plan, client int32) (*dataSet, error) {
 // largestBlock is the biggest IO of the plan: files are a whole number of
 // them, so sequential passes never end on a partial block.
 func largestBlock(p *plan.Plan) int64 {
-	largest := int64(4096)
+	largest := max(int64(4096), p.Data.LargestBlockBytes)
 	for _, s := range p.Slots {
 		for _, c := range s.Cells {
 			largest = max(largest, c.MaxBlockSizeBytes())

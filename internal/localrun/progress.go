@@ -17,19 +17,20 @@ type progress struct {
 	out         io.Writer
 	interactive bool
 	order       []string
-	plans       map[string]*plan.Plan
+	plans       map[string]*plan.Plan // the round each target runs (or ran last)
 
 	mu        sync.Mutex
 	current   string
 	measuring time.Time // the current target's measurement start; zero while preparing
 	done      map[string]bool
+	earlier   map[string]int // cell runs of a target's rounds before its current one
 	began     time.Time
 	stopped   chan struct{}
 	once      sync.Once
 }
 
 func newProgress(b *sbv1.StorageBenchmark, plans map[string]*plan.Plan, out io.Writer, interactive bool) *progress {
-	p := &progress{out: out, interactive: interactive, plans: plans, done: map[string]bool{}, began: time.Now(), stopped: make(chan struct{})}
+	p := &progress{out: out, interactive: interactive, plans: plans, done: map[string]bool{}, earlier: map[string]int{}, began: time.Now(), stopped: make(chan struct{})}
 	for _, t := range b.Spec.Targets {
 		p.order = append(p.order, t.Name)
 	}
@@ -82,6 +83,18 @@ func (p *progress) measurementStarts(name string, at time.Time) {
 	}
 }
 
+// nextRound switches a target to its next round of search steps: the cells
+// of the rounds before count as done, the ETA is the new round's.
+func (p *progress) nextRound(name string, round *plan.Plan) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if previous := p.plans[name]; previous != nil {
+		p.earlier[name] += previous.CellRuns() // rounds run one after another: the last is over
+	}
+	p.plans[name] = round
+	p.measuring = time.Time{}
+}
+
 func (p *progress) targetDone(name string, took time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -99,7 +112,8 @@ func (p *progress) snapshot(now time.Time) (done, total int, current string, eta
 	defer p.mu.Unlock()
 	for _, name := range p.order {
 		pl := p.plans[name]
-		total += pl.CellRuns()
+		total += pl.CellRuns() + p.earlier[name]
+		done += p.earlier[name]
 		switch {
 		case p.done[name]:
 			done += pl.CellRuns()

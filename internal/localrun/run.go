@@ -126,17 +126,64 @@ func runParallel(b *sbv1.StorageBenchmark, runOne func(*sbv1.Target) error) erro
 	return errors.Join(errs...)
 }
 
-// runTarget runs all clients of a target in this process and merges their
-// reports, as the controller does with client pods.
+// runTarget runs a target's matrix and then its searches, round by round,
+// and merges the clients' reports of each round, as the controller does
+// with client pods.
 func runTarget(ctx context.Context, b *sbv1.StorageBenchmark, t *sbv1.Target, p *plan.Plan, progress *progress, log io.Writer) (*results.TargetResult, error) {
 	began := time.Now()
 	progress.targetStarted(t.Name)
+	hostname, _ := os.Hostname()
+	var tr *results.TargetResult
+	if len(p.Slots) > 0 {
+		merged, err := runRound(ctx, t.Name, p, hostname, progress, log)
+		if err != nil {
+			return nil, err
+		}
+		tr = merged
+	}
+	searches := results.NewSearchProgress(plan.Searches(&b.Spec, t.Name))
+	for first := tr == nil; ; first = false {
+		steps := results.NextSearchRound(searches, p.Clients)
+		if len(steps) == 0 {
+			break
+		}
+		round := p.Round(steps, first)
+		progress.nextRound(t.Name, round)
+		merged, err := runRound(ctx, t.Name, round, hostname, progress, log)
+		if err != nil {
+			return nil, err
+		}
+		if err := results.FoldSearchRound(searches, p.Clients, steps, merged); err != nil {
+			return nil, err
+		}
+		if tr == nil {
+			tr = merged
+			tr.Cells = nil // search steps live in their searches' curves
+		} else {
+			tr.AddRound(merged)
+		}
+	}
+	if tr == nil {
+		return nil, fmt.Errorf("target %s runs no cell and no search", t.Name)
+	}
+	tr.Searches = results.SearchResults(searches)
+	tr.Timings.ClientsReadyMilliseconds = tr.Timings.PrepareMilliseconds
+	tr.Environment = localEnvironment(t, p, hostname)
+	tr.Warnings = results.Warnings(tr, results.WarningInputs{
+		NodeMemoryBytes: map[string]int64{hostname: memoryBytes()}, SizePerClientBytes: p.Data.SizePerClientBytes,
+	})
+	progress.targetDone(t.Name, time.Since(began))
+	return tr, nil
+}
+
+// runRound runs one plan on all clients of a target in this process, with
+// a shared start, and merges their reports.
+func runRound(ctx context.Context, target string, p *plan.Plan, hostname string, progress *progress, log io.Writer) (*results.TargetResult, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	barrier := clientrun.NewBarrier(int(p.Clients), startLead)
 	reports := make([]*results.ClientReport, p.Clients)
 	var wg sync.WaitGroup
-	hostname, _ := os.Hostname()
 	for i := int32(0); i < p.Clients; i++ {
 		wg.Add(1)
 		go func() {
@@ -145,7 +192,7 @@ func runTarget(ctx context.Context, b *sbv1.StorageBenchmark, t *sbv1.Target, p 
 				Ready: func() error {
 					err := barrier.Ready()
 					if start, _, werr := barrier.Wait(ctx); werr == nil {
-						progress.measurementStarts(t.Name, start)
+						progress.measurementStarts(target, start)
 					}
 					return err
 				},
@@ -162,17 +209,7 @@ func runTarget(ctx context.Context, b *sbv1.StorageBenchmark, t *sbv1.Target, p 
 			return nil, fmt.Errorf("client %d: %s", r.Client, r.Error)
 		}
 	}
-	tr, err := results.Merge(p, reports)
-	if err != nil {
-		return nil, err
-	}
-	tr.Timings.ClientsReadyMilliseconds = tr.Timings.PrepareMilliseconds
-	tr.Environment = localEnvironment(t, p, hostname)
-	tr.Warnings = results.Warnings(tr, results.WarningInputs{
-		NodeMemoryBytes: map[string]int64{hostname: memoryBytes()}, SizePerClientBytes: p.Data.SizePerClientBytes,
-	})
-	progress.targetDone(t.Name, time.Since(began))
-	return tr, nil
+	return results.Merge(p, reports)
 }
 
 // targetPaths gives every target its directory: the mapped one, or one

@@ -37,6 +37,7 @@ func Build(b *sbv1.StorageBenchmark, t *sbv1.Target, path string) *Plan {
 	if fill == "" {
 		fill = string(sbv1.FillIfMissing)
 	}
+	slots := Slots(spec, t.Name)
 	return &Plan{
 		SchemaVersion: SchemaVersion,
 		Benchmark:     b.Name,
@@ -52,8 +53,9 @@ func Build(b *sbv1.StorageBenchmark, t *sbv1.Target, path string) *Plan {
 			FilesPerClient:     files,
 			Fill:               fill,
 			ZeroBuffers:        spec.Dataset.Content == sbv1.ContentZeros,
+			LargestBlockBytes:  largestBlockBytes(spec, t.Name, slots),
 		},
-		Slots:                      Slots(spec, t.Name),
+		Slots:                      slots,
 		IOEngine:                   "auto",
 		MaxClockOffsetMilliseconds: spec.Clients.MaxClockOffsetMilliseconds,
 		WaitForStartSeconds:        spec.Timeouts.VolumeBindSeconds + spec.Timeouts.PrepareSeconds,

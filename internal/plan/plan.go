@@ -57,6 +57,10 @@ type Data struct {
 	FilesPerClient     int32  `json:"filesPerClient"`
 	Fill               string `json:"fill"`
 	ZeroBuffers        bool   `json:"zeroBuffers,omitempty"`
+	// LargestBlockBytes is the biggest IO of any cell or search step on
+	// the target: files are a whole number of them. Zero in plans of older
+	// controllers: the largest block of the plan's slots.
+	LargestBlockBytes int64 `json:"largestBlockBytes,omitempty"`
 }
 
 // Slot is what runs at one instant: one cell, or several cells of workloads

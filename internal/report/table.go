@@ -21,8 +21,12 @@ func WriteTable(w io.Writer, rr *results.RunResult) error {
 	}
 	l := newLookup(rr)
 	b := &strings.Builder{}
-	fmt.Fprintf(b, "Benchmark %s: %d target(s), %d cell(s), %d client(s) per target\n",
-		rr.Benchmark, len(rr.Spec.Targets), len(rr.Spec.Cells()), rr.Spec.Clients.Count)
+	searches := ""
+	if n := len(rr.Spec.Searches()); n > 0 {
+		searches = fmt.Sprintf(", %d capacity search(es)", n)
+	}
+	fmt.Fprintf(b, "Benchmark %s: %d target(s), %d cell(s)%s, %d client(s) per target\n",
+		rr.Benchmark, len(rr.Spec.Targets), len(rr.Spec.Cells()), searches, rr.Spec.Clients.Count)
 	for _, s := range sections(&rr.Spec) {
 		fmt.Fprintf(b, "\n%s\n", s.title)
 		tw := tabwriter.NewWriter(b, 2, 4, 2, ' ', tabwriter.AlignRight)
@@ -62,6 +66,9 @@ func WriteTable(w io.Writer, rr *results.RunResult) error {
 		if err := tw.Flush(); err != nil {
 			return err
 		}
+	}
+	if err := writeSearches(b, rr, l); err != nil {
+		return err
 	}
 	if err := writeNodeTotals(b, rr, l); err != nil {
 		return err
