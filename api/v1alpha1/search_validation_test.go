@@ -96,7 +96,9 @@ func TestValidateRefusesSearchesUsedAsMatrices(t *testing.T) {
 			wantText:  "knee-bs4k-r100",
 		},
 		"more searches than a benchmark runs": {
-			mutate:    func(s *StorageBenchmarkSpec) { s.Workloads[1].ReadPercents = []int32{0, 10, 20, 30, 40, 50, 60, 70, 80} },
+			mutate: func(s *StorageBenchmarkSpec) {
+				s.Workloads[1].ReadPercents = []int32{0, 10, 20, 30, 40, 50, 60, 70, 80}
+			},
 			wantField: "spec.workloads",
 			wantText:  "make 18 searches (block sizes x read mixes); at most 16 run in one benchmark",
 		},
