@@ -338,6 +338,7 @@ func (a *aggregate) extension(r *jobRun, rate int, opts RunOptions, merged bool,
 		iv := result.Interval{OffsetMs: p.endOffset / 1e6, ReadIOs: p.ios[0], WriteIOs: p.ios[1], ReadBytes: p.bytes[0], WriteBytes: p.bytes[1]}
 		if h, err := hist.Decode(p.lat); err == nil {
 			iv.P99LatencyNs = h.Percentile(99)
+			iv.LatencySumNs = int64(min(h.Sum(), math.MaxInt64))
 		}
 		ext.TimeSeries = append(ext.TimeSeries, iv)
 	}

@@ -54,6 +54,7 @@ func (c *checker) target(path string, tr *TargetResult) {
 		c.nonNegative(jsonField(p, "prepareMilliseconds"), s.PrepareMilliseconds)
 	}
 	c.warnings(at("warnings"), tr.Warnings)
+	c.searches(at("searches"), tr.Searches)
 	cells := map[string]int{}
 	for i := range tr.Cells {
 		if !c.ok() {
@@ -111,6 +112,7 @@ func (c *checker) repetition(path string, r *RepetitionResult, cell *sbv1.Cell, 
 	// missing one is a null or a hand edit, and would show as no IOs.
 	c.directions(path, r.Read, r.Write, cell, true)
 	c.cpu(jsonField(path, "cpu"), r.CPU)
+	c.series(jsonField(path, "series"), r.Series)
 	seen := map[int32]bool{}
 	for i := range r.Clients {
 		if !c.ok() {

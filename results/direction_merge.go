@@ -17,6 +17,7 @@ type merger struct {
 	decoded hist.Histogram
 	own     [2]directionMerge // one client's reads and writes
 	cell    [2]directionMerge // the cell's, over all clients
+	series  seriesMerge       // the cell's time series, over all clients
 }
 
 // directionMerge accumulates one direction over jobs and clients.

@@ -107,6 +107,7 @@ func (m *merger) mergeRepetition(cell sbv1.Cell, repetition, clients int32, byCl
 	read, write := &m.cell[0], &m.cell[1]
 	read.reset()
 	write.reset()
+	m.series.reset()
 	var starts []int64
 	for i := int32(0); i < clients; i++ {
 		run := findRun(byClient[i], cell.Name, repetition)
@@ -135,6 +136,7 @@ func (m *merger) mergeRepetition(cell sbv1.Cell, repetition, clients int32, byCl
 		rep.StartSkewMicroseconds = max(rep.StartSkewMicroseconds, rep.Clients[k].StartOffsetMicroseconds)
 	}
 	rep.CPU = repetitionCPU(rep.Clients)
+	rep.Series = m.series.series()
 	if cell.Reads() {
 		rep.Read = read.stats()
 	}
@@ -207,6 +209,7 @@ func (m *merger) mergeClientRun(doc *result.Document, read, write *directionMerg
 				return nil, fmt.Errorf("job %s %s: %w", job.JobName, []string{"read", "write"}[d], err)
 			}
 		}
+		m.series.add(jext)
 		cr.StartOffsetMicroseconds = min(cr.StartOffsetMicroseconds, jext.StartUnixNano/1000)
 		cr.EndUnixNano = max(cr.EndUnixNano, jext.EndUnixNano)
 		cr.Backend = jext.Backend

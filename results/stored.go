@@ -22,7 +22,10 @@ const (
 // (noted in Truncated) when even that does not fit. The merged results and
 // histograms are always kept.
 func EncodeStored(tr *TargetResult) (data map[string]string, binary map[string][]byte, err error) {
-	for attempt := 0; attempt < 2; attempt++ {
+	for _, slimmer := range []func(*TargetResult) *TargetResult{nil, withoutClientDetail, withoutSeries} {
+		if slimmer != nil {
+			tr = slimmer(tr)
+		}
 		plain, err := json.Marshal(tr)
 		if err != nil {
 			return nil, nil, fmt.Errorf("encoding the results of target %s: %w", tr.Target, err)
@@ -31,9 +34,25 @@ func EncodeStored(tr *TargetResult) (data map[string]string, binary map[string][
 		if err != nil || data != nil || binary != nil {
 			return data, binary, err
 		}
-		tr = withoutClientDetail(tr)
 	}
-	return nil, nil, fmt.Errorf("the results of target %s do not fit a ConfigMap even without per-client numbers", tr.Target)
+	return nil, nil, fmt.Errorf("the results of target %s do not fit a ConfigMap even without per-client numbers and time series", tr.Target)
+}
+
+// withoutSeries leaves the time series out too (after the per-client
+// numbers): at most MaxSeriesPoints per cell run keeps them in at the
+// documented maxima, so this is for what lies beyond.
+func withoutSeries(tr *TargetResult) *TargetResult {
+	slim := *tr
+	slim.Cells = make([]CellResult, len(tr.Cells))
+	for i, c := range tr.Cells {
+		c.Repetitions = append([]RepetitionResult(nil), c.Repetitions...)
+		for k := range c.Repetitions {
+			c.Repetitions[k].Series = nil
+		}
+		slim.Cells[i] = c
+	}
+	slim.Truncated = "per-client results and time series left out: they do not fit a ConfigMap"
+	return &slim
 }
 
 // pack stores a JSON document under StoredKey when it fits a ConfigMap,

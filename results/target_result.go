@@ -93,6 +93,8 @@ type RepetitionResult struct {
 	// it bought (bonnie++ prints %CPU next to every figure).
 	CPU     *CPUUsage      `json:"cpu,omitempty"`
 	Clients []ClientResult `json:"clients"`
+	// Series is the run's time series over all clients (see Series).
+	Series *Series `json:"series,omitempty"`
 }
 
 // TotalIOPS is reads plus writes.

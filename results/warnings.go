@@ -51,6 +51,8 @@ type WarningInputs struct {
 	// NodeMemoryBytes is each client node's memory.
 	NodeMemoryBytes    map[string]int64
 	SizePerClientBytes int64
+	// SteadyState is the spec's rule (spec.steadyState.Rule()).
+	SteadyState sbv1.SteadyStateRule
 }
 
 // Warnings lists the reasons to doubt a target's results that the results
@@ -106,6 +108,7 @@ func Warnings(tr *TargetResult, in WarningInputs) []sbv1.Warning {
 			metadataWarnings(cell, tr.Clients, add)
 		}
 	}
+	steadyStateWarnings(tr, in.SteadyState, add)
 	return out
 }
 

@@ -71,4 +71,7 @@ type Interval struct {
 	ReadBytes    int64 `json:"readBytes"`
 	WriteBytes   int64 `json:"writeBytes"`
 	P99LatencyNs int64 `json:"p99LatencyNs"`
+	// LatencySumNs is the exact sum of the interval's latencies (from each
+	// IO's intended start), so that a mean over clients is exact too.
+	LatencySumNs int64 `json:"latencySumNs,omitempty"`
 }
