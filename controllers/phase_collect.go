@@ -87,7 +87,9 @@ func (r *StorageBenchmarkReconciler) collect(ctx context.Context, p *pass, s *sn
 		return targetStep{}, err
 	}
 	tr.Environment = env
-	tr.Warnings = results.Warnings(tr, results.WarningInputs{NodeMemoryBytes: memory, SizePerClientBytes: b.Spec.Dataset.SizePerClient.Bytes()})
+	tr.Warnings = results.Warnings(tr, results.WarningInputs{
+		NodeMemoryBytes: memory, SizePerClientBytes: b.Spec.Dataset.SizePerClient.Bytes(), SteadyState: b.Spec.SteadyState.Rule(),
+	})
 
 	data, binary, err := results.EncodeStored(tr)
 	if err != nil {

@@ -168,3 +168,52 @@ const maxRateIOPS = 10000000
 
 // LargestQueueDepth is the deepest queue a search may use.
 func (s *Search) LargestQueueDepth() int32 { return s.Base.QueueDepth }
+
+// SteadyStateCheck is the steady-state rule of SNIA's Performance Test
+// Specification (and fio's steadystate): over the last samples of a
+// measured cell, IOPS must stay within a band and must not trend.
+type SteadyStateCheck struct {
+	// windowSeconds is how many of a cell's last one-second samples the
+	// rule looks at; 0 turns it off. A cell with fewer samples is not
+	// judged. Default 5.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=3600
+	WindowSeconds *int32 `json:"windowSeconds,omitempty"`
+	// maxExcursionPercent bounds max - min of IOPS over the window, in
+	// percent of its mean; default 20.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	MaxExcursionPercent *int32 `json:"maxExcursionPercent,omitempty"`
+	// maxSlopePercent bounds how much the least-squares line through the
+	// window rises or falls from its first sample to its last, in percent
+	// of the mean; default 10.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	MaxSlopePercent *int32 `json:"maxSlopePercent,omitempty"`
+}
+
+// SteadyStateRule is a SteadyStateCheck with its defaults resolved.
+type SteadyStateRule struct {
+	WindowSeconds, MaxExcursionPercent, MaxSlopePercent int32
+}
+
+// Rule resolves the defaults (a nil check is the default rule).
+func (c *SteadyStateCheck) Rule() SteadyStateRule {
+	r := SteadyStateRule{WindowSeconds: 5, MaxExcursionPercent: 20, MaxSlopePercent: 10}
+	if c == nil {
+		return r
+	}
+	if c.WindowSeconds != nil {
+		r.WindowSeconds = *c.WindowSeconds
+	}
+	if c.MaxExcursionPercent != nil {
+		r.MaxExcursionPercent = *c.MaxExcursionPercent
+	}
+	if c.MaxSlopePercent != nil {
+		r.MaxSlopePercent = *c.MaxSlopePercent
+	}
+	return r
+}

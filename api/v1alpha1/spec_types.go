@@ -81,6 +81,14 @@ type StorageBenchmarkSpec struct {
 	// +kubebuilder:validation:Maximum=9
 	Repetitions int32 `json:"repetitions,omitempty"`
 
+	// steadyState is the rule each measured cell's IOPS series is checked
+	// against (SNIA PTS): a cell outside it gets a NotSteadyState warning
+	// naming both numbers. Cells are not cut short: clients stay in step.
+	// Default: the last 5 s within 20 % (max - min) and a trend under 10 %
+	// of the mean.
+	// +optional
+	SteadyState *SteadyStateCheck `json:"steadyState,omitempty"`
+
 	// targetExecution is Sequential (one target after another, so targets
 	// that share nodes or backends do not disturb each other) or Parallel.
 	// +optional

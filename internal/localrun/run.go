@@ -171,6 +171,7 @@ func runTarget(ctx context.Context, b *sbv1.StorageBenchmark, t *sbv1.Target, p 
 	tr.Environment = localEnvironment(t, p, hostname)
 	tr.Warnings = results.Warnings(tr, results.WarningInputs{
 		NodeMemoryBytes: map[string]int64{hostname: memoryBytes()}, SizePerClientBytes: p.Data.SizePerClientBytes,
+		SteadyState: b.Spec.SteadyState.Rule(),
 	})
 	progress.targetDone(t.Name, time.Since(began))
 	return tr, nil
