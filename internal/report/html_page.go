@@ -17,6 +17,7 @@ type page struct {
 	Generated string
 	Targets   []targetRow
 	Sections  []htmlSection
+	Searches  []htmlSearch
 	Warnings  []sbv1.Warning
 }
 
@@ -30,6 +31,7 @@ type htmlSection struct {
 	Bandwidth template.HTML
 	Ratio     template.HTML
 	Latency   []template.HTML
+	Series    []template.HTML
 	Table     [][]string
 }
 
@@ -59,6 +61,7 @@ func newPage(rr *results.RunResult) *page {
 	for _, s := range sections(&rr.Spec) {
 		p.Sections = append(p.Sections, buildSection(rr, l, colors, s))
 	}
+	p.Searches = buildSearches(rr, l, colors)
 	return p
 }
 
@@ -141,6 +144,7 @@ func buildSection(rr *results.RunResult, l *lookup, colors map[string]string, s 
 		}
 		h.Latency = append(h.Latency, lineChart(title, "ms", percentiles, lat))
 	}
+	h.Series = seriesCharts(l, colors, s)
 	h.Table = sectionTable(l, s)
 	return h
 }
@@ -223,8 +227,14 @@ svg .yl{font-size:10px;text-anchor:end} svg .unit{font-size:10px} svg .lg{font-s
 {{range .Sections}}<h2>{{.Title}}</h2>
 <div class="charts">{{.IOPS}}{{.Bandwidth}}{{if .Ratio}}{{.Ratio}}{{end}}</div>
 <div class="charts">{{range .Latency}}{{.}}{{end}}</div>
+{{if .Series}}<div class="charts">{{range .Series}}{{.}}{{end}}</div>{{end}}
 <table>{{range $i, $row := .Table}}<tr>{{range $row}}{{if eq $i 0}}<th>{{.}}</th>{{else}}<td>{{.}}</td>{{end}}{{end}}</tr>{{end}}</table>
 {{end}}
+{{range .Searches}}<h2>{{.Title}}</h2>
+<div class="charts">{{.Curve}}</div>
+<table><tr><th>target</th><th>capacity IOPS</th><th>outcome</th><th>answer</th></tr>
+{{range .Answers}}<tr><td><span class="swatch" style="background:{{.Color}}"></span>{{.Target}}</td><td>{{.Capacity}}</td><td>{{.Outcome}}</td><td style="text-align:left">{{.Message}}</td></tr>{{end}}
+</table>{{end}}
 {{with .RR.CompareTo}}<h2>Compared with another run</h2>
 <p class="muted">{{.Source}}; ratios are this run / that run, for the same target and cell.</p>
 <table><tr><th>target</th><th>cells matched</th><th>geomean IOPS ratio</th><th>geomean p99 ratio</th></tr>
