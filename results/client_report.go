@@ -26,7 +26,12 @@ type ClientReport struct {
 	EngineVersion string `json:"engineVersion"`
 	// PrepareMilliseconds is how long laying out the data set took.
 	PrepareMilliseconds int64 `json:"prepareMilliseconds"`
-	// StartUnixNano is the shared start instant the client received.
+	// Round is the search round the report is of: a client of a target
+	// with searches writes one report per round (0: the plan's own slots)
+	// and stays up for the next. 0 otherwise.
+	Round int32 `json:"round,omitempty"`
+	// StartUnixNano is the shared start instant the client received (of
+	// the round).
 	StartUnixNano int64 `json:"startUnixNano"`
 	// ClockOffsetMilliseconds is the client's estimate of how far its clock
 	// is from the controller's (positive: ahead).

@@ -98,6 +98,7 @@ func runPlanMode(stdout io.Writer, args []string) error {
 		Signal: signalSource,
 		Ready:  func() error { return touch(o.readyFile) },
 		Log:    os.Stderr,
+		Emit:   func(r *results.ClientReport) error { return results.WriteClientReport(stdout, r) },
 	}
 	return finishPlan(stdout, o, c.Run(ctx))
 }

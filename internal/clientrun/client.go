@@ -48,6 +48,10 @@ type Client struct {
 	Ready func() error
 	// Log receives progress lines (stderr in a pod).
 	Log io.Writer
+	// Emit hands over the report of a search round before the client waits
+	// for the next (a pod writes it to its log); only plans with searches
+	// use it. Run returns the last report, as without rounds.
+	Emit func(*results.ClientReport) error
 }
 
 // Run executes the plan and always returns a report: on failure its Error
@@ -125,12 +129,18 @@ func (c *Client) run(ctx context.Context, report *results.ClientReport) error {
 			}
 		}
 	}
+	if c.Plan.HasRounds() {
+		return c.runRounds(ctx, report, data)
+	}
 	return nil
 }
 
 // hasIOCells reports whether any cell of the plan reads or writes the data
 // set (metadata cells make their own names).
 func hasIOCells(p *plan.Plan) bool {
+	if p.HasRounds() {
+		return true // search steps read and write the data set
+	}
 	for _, s := range p.Slots {
 		for _, c := range s.Cells {
 			if !c.IsMetadata() {

@@ -41,17 +41,46 @@ type ConfigMapSignal struct {
 // only reports ready once it can see the start: the controller publishes
 // when every client is ready, and each then sees the record within a poll.
 func (s *ConfigMapSignal) Prime(ctx context.Context) error {
-	_, _, err := s.poll(ctx, true)
+	_, err := s.poll(ctx, s.Key, true, nil)
 	return err
 }
 
 // Wait polls until the record for this generation appears and checks the
 // client's clock against the controller's (see clockWindow).
 func (s *ConfigMapSignal) Wait(ctx context.Context) (time.Time, time.Duration, error) {
-	return s.poll(ctx, false)
+	var record plan.StartRecord
+	offset, err := s.poll(ctx, s.Key, false, func(value string) (plan.StartRecord, bool, error) {
+		r, err := plan.DecodeStartRecord(value)
+		record = r
+		return r, err == nil && r.Generation == s.Generation, err
+	})
+	return record.Start, offset, err
 }
 
-func (s *ConfigMapSignal) poll(ctx context.Context, primeOnly bool) (time.Time, time.Duration, error) {
+// WaitRound polls until the controller publishes the given search round of
+// this generation, and checks the clock as Wait does. A later round than
+// the one asked for means this client fell behind the others: an error.
+func (s *ConfigMapSignal) WaitRound(ctx context.Context, round int32) (plan.RoundRecord, time.Duration, error) {
+	var record plan.RoundRecord
+	s.lastMiss = time.Time{}
+	offset, err := s.poll(ctx, plan.RoundKey(s.Key), false, func(value string) (plan.StartRecord, bool, error) {
+		r, err := plan.DecodeRoundRecord(value)
+		if err != nil || r.Generation != s.Generation || r.Round < round {
+			return r.StartRecord, false, err
+		}
+		if r.Round > round {
+			return r.StartRecord, false, fmt.Errorf("round %d is published while this client waits for round %d: it fell behind the others", r.Round, round)
+		}
+		record = r
+		return r.StartRecord, true, nil
+	})
+	return record, offset, err
+}
+
+// poll reads the ConfigMap until the value under key is a record accept
+// takes (or, primeOnly, until one read succeeds), and returns the clock
+// offset the record's publication time implies.
+func (s *ConfigMapSignal) poll(ctx context.Context, key string, primeOnly bool, accept func(string) (plan.StartRecord, bool, error)) (time.Duration, error) {
 	ticker := time.NewTicker(PollInterval)
 	defer ticker.Stop()
 	failures := 0
@@ -64,21 +93,20 @@ func (s *ConfigMapSignal) poll(ctx context.Context, primeOnly bool) (time.Time, 
 			var value string
 			var found bool
 			if err == nil {
-				value, found = cm.Data[s.Key]
+				value, found = cm.Data[key]
 			}
-			if found {
-				record, err := plan.DecodeStartRecord(value)
+			if found && accept != nil {
+				record, ok, err := accept(value)
 				if err != nil {
-					return time.Time{}, 0, err
+					return 0, err
 				}
-				if record.Generation == s.Generation {
-					offset, err := s.clockWindow(record, received)
-					return record.Start, offset, err
+				if ok {
+					return s.clockWindow(record, received)
 				}
 			}
 			s.lastMiss = sent
 			if primeOnly {
-				return time.Time{}, 0, nil
+				return 0, nil
 			}
 		case ctx.Err() == nil:
 			// Transient API errors: keep polling until the deadline, and
@@ -89,7 +117,7 @@ func (s *ConfigMapSignal) poll(ctx context.Context, primeOnly bool) (time.Time, 
 		}
 		select {
 		case <-ctx.Done():
-			return time.Time{}, 0, fmt.Errorf("no start published in configmap %s/%s key %s: %w", s.Namespace, s.Name, s.Key, context.Cause(ctx))
+			return 0, fmt.Errorf("nothing published in configmap %s/%s key %s: %w", s.Namespace, s.Name, key, context.Cause(ctx))
 		case <-ticker.C:
 		}
 	}
@@ -119,7 +147,7 @@ func (s *ConfigMapSignal) clockWindow(record plan.StartRecord, received time.Tim
 	if s.MaxClockOffset > 0 && hi < -s.MaxClockOffset {
 		return estimate, clockError(hi, s.MaxClockOffset)
 	}
-	if late := received.Sub(record.Start); late > 0 {
+	if late := received.Sub(record.Start); late > 0 && !record.Start.IsZero() {
 		return estimate, fmt.Errorf("the start (%s) had passed %d ms before this client could read it: the API server was slow or unreachable from the pod (reads are retried every %s)",
 			record.Start.UTC().Format(time.RFC3339Nano), late.Milliseconds(), PollInterval)
 	}

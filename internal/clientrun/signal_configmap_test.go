@@ -138,3 +138,40 @@ func TestStartSignalToleratesASlowAPIButNotAMissedStart(t *testing.T) {
 		t.Fatalf("want a missed start, got %v", err)
 	}
 }
+
+func (c *signalCluster) publishRound(t *testing.T, r plan.RoundRecord) {
+	t.Helper()
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "b-start"}, Data: map[string]string{plan.RoundKey("t"): r.Encode()}}
+	if _, err := c.cs.CoreV1().ConfigMaps("ns").Update(context.Background(), cm, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestWaitRoundTakesItsRoundAndRefusesToFallBehind(t *testing.T) {
+	c := newSignalCluster()
+	s := &ConfigMapSignal{Client: c.cs, Namespace: "ns", Name: "b-start", Key: "t", Generation: 2, MaxClockOffset: 500 * time.Millisecond}
+	slots := []plan.Slot{{Repetition: 1, Cells: nil}}
+	record := func(gen int64, round int32) plan.RoundRecord {
+		now := time.Now() // published now, as the controller does
+		return plan.RoundRecord{StartRecord: plan.StartRecord{Generation: gen, Start: now.Add(time.Second), PublishedAt: now}, Round: round, Slots: slots}
+	}
+	// The previous round (and another generation's) are waited past.
+	c.publishRound(t, record(2, 1))
+	go func() {
+		time.Sleep(3 * PollInterval)
+		c.publishRound(t, record(1, 2))
+		time.Sleep(2 * PollInterval)
+		c.publishRound(t, record(2, 2))
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	got, _, err := s.WaitRound(ctx, 2)
+	if err != nil || got.Round != 2 || got.Generation != 2 {
+		t.Fatalf("round %d of generation %d, %v", got.Round, got.Generation, err)
+	}
+	// A client still waiting for round 2 while round 3 is out fell behind.
+	c.publishRound(t, record(2, 3))
+	if _, _, err := s.WaitRound(ctx, 2); err == nil || !strings.Contains(err.Error(), "round 3 is published while this client waits for round 2") {
+		t.Fatalf("err %v", err)
+	}
+}

@@ -117,3 +117,51 @@ func ExpectedTotals(clients int32, cellIndex int, reads, writes bool) (iops floa
 	}
 	return float64(h.Count()), h.Percentile(99)
 }
+
+// StepModel is what a modelled storage gives one client in a step cell:
+// IOs in its one second, and the latency of every one of them.
+type StepModel func(cell sbv1.Cell, clients int32) (ios int64, latencyNs int64)
+
+// RoundLog is the framed report a client of a target with searches writes
+// after a round (0: the plan's own slots, from SamplesFor as ClientLog's;
+// later rounds: the round's step cells, from the model).
+func RoundLog(p *plan.Plan, client, round int32, start time.Time, slots []plan.Slot, model StepModel) (string, error) {
+	report := &results.ClientReport{
+		SchemaVersion: results.ClientReportSchema, Benchmark: p.Benchmark, Generation: p.Generation,
+		Target: p.Target, Client: client, Node: "node-1", EngineVersion: "test", StartUnixNano: start.UnixNano(), Round: round,
+	}
+	for k, slot := range slots {
+		for _, cell := range slot.Cells {
+			at := start.Add(time.Duration(slot.OffsetMilliseconds) * time.Millisecond)
+			doc := EngineDocument(cell, client, k, at)
+			if round > 0 {
+				ios, latency := model(cell, p.Clients)
+				doc = modelDocument(cell, client, at, ios, latency)
+			}
+			report.Runs = append(report.Runs, results.CellRun{Cell: cell.Name, Repetition: slot.Repetition, Document: doc})
+		}
+	}
+	var buf bytes.Buffer
+	if err := results.WriteClientReport(&buf, report); err != nil {
+		return "", err
+	}
+	return buf.String(), nil
+}
+
+// modelDocument is a one-second engine result of ios reads (or writes, for
+// a write-only cell) that all took latencyNs.
+func modelDocument(cell sbv1.Cell, client int32, start time.Time, ios, latencyNs int64) *result.Document {
+	h := hist.New()
+	for range ios {
+		h.Record(latencyNs)
+	}
+	job := result.Job{JobName: cell.Name, UsrCPU: 10, SysCPU: 30}
+	ext := result.JobExtension{JobName: cell.Name, Backend: "io_uring", StartUnixNano: start.UnixNano() + int64(client)*1000, EndUnixNano: start.Add(time.Second).UnixNano()}
+	d, e := &job.Read, &ext.Read
+	if !cell.Reads() {
+		d, e = &job.Write, &ext.Write
+	}
+	*d = result.Direction{TotalIOs: ios, IOBytes: ios * 4096, BwBytes: ios * 4096, IOPS: float64(ios)}
+	*e = result.DirectionExtension{Lat: h.Encode(), Clat: h.Encode()}
+	return &result.Document{Jobs: []result.Job{job}, Storagebench: result.Extension{SchemaVersion: result.SchemaVersion, Jobs: []result.JobExtension{ext}}}
+}

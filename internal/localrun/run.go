@@ -135,13 +135,17 @@ func runTarget(ctx context.Context, b *sbv1.StorageBenchmark, t *sbv1.Target, p 
 	hostname, _ := os.Hostname()
 	var tr *results.TargetResult
 	if len(p.Slots) > 0 {
-		merged, err := runRound(ctx, t.Name, p, hostname, progress, log)
+		// In process, each round is a plan of its own (Round); the matrix
+		// is the first, and its clients end with it.
+		matrix := *p
+		matrix.Searches = nil
+		merged, err := runRound(ctx, t.Name, &matrix, hostname, progress, log)
 		if err != nil {
 			return nil, err
 		}
 		tr = merged
 	}
-	searches := results.NewSearchProgress(plan.Searches(&b.Spec, t.Name))
+	searches := results.NewSearchProgress(p.Searches)
 	for first := tr == nil; ; first = false {
 		steps := results.NextSearchRound(searches, p.Clients)
 		if len(steps) == 0 {

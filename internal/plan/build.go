@@ -56,6 +56,7 @@ func Build(b *sbv1.StorageBenchmark, t *sbv1.Target, path string) *Plan {
 			LargestBlockBytes:  largestBlockBytes(spec, t.Name, slots),
 		},
 		Slots:                      slots,
+		Searches:                   Searches(spec, t.Name),
 		IOEngine:                   "auto",
 		MaxClockOffsetMilliseconds: spec.Clients.MaxClockOffsetMilliseconds,
 		WaitForStartSeconds:        spec.Timeouts.VolumeBindSeconds + spec.Timeouts.PrepareSeconds,

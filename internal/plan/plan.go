@@ -43,7 +43,15 @@ type Plan struct {
 	// WaitForStartSeconds bounds how long a ready client waits for the start
 	// instant before giving up.
 	WaitForStartSeconds int32 `json:"waitForStartSeconds"`
+	// Searches are the capacity searches of the target. With any, clients
+	// stay up after the slots: each writes its report of the round and
+	// waits for the next round the controller publishes (RoundRecord),
+	// until one says the searches are done.
+	Searches []sbv1.Search `json:"searches,omitempty"`
 }
+
+// HasRounds reports whether clients run search rounds after the slots.
+func (p *Plan) HasRounds() bool { return len(p.Searches) > 0 }
 
 // Data is the data set each client lays out and works on.
 type Data struct {
@@ -186,7 +194,7 @@ func Parse(data []byte) (*Plan, error) {
 	if p.SchemaVersion != SchemaVersion {
 		return nil, fmt.Errorf("plan schema %q is not %q: the client image and the controller are different versions", p.SchemaVersion, SchemaVersion)
 	}
-	if p.Clients < 1 || len(p.Slots) == 0 || p.Data.Path == "" || p.Data.SizePerClientBytes <= 0 {
+	if p.Clients < 1 || (len(p.Slots) == 0 && !p.HasRounds()) || p.Data.Path == "" || p.Data.SizePerClientBytes <= 0 {
 		return nil, fmt.Errorf("plan for target %q is incomplete (clients %d, slots %d, data path %q, size %d)",
 			p.Target, p.Clients, len(p.Slots), p.Data.Path, p.Data.SizePerClientBytes)
 	}

@@ -21,7 +21,7 @@ func Searches(spec *sbv1.StorageBenchmarkSpec, target string) []sbv1.Search {
 // (fill Always); later rounds find it in place.
 func (p *Plan) Round(steps []sbv1.Cell, first bool) *Plan {
 	r := *p
-	r.Slots = nil
+	r.Slots, r.Searches = nil, nil // the round's clients run its slots and end
 	var offset int64
 	for _, c := range steps {
 		s := Slot{OffsetMilliseconds: offset, Repetition: 1, Cells: []sbv1.Cell{c}}
