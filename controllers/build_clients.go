@@ -44,7 +44,7 @@ func clientJobs(b *sbv1.StorageBenchmark, t *sbv1.Target) []clientJob {
 // collection, plus the longest start lead.
 func runDeadline(b *sbv1.StorageBenchmark, p *plan.Plan) time.Duration {
 	to := b.Spec.Timeouts
-	return time.Duration(to.VolumeBindSeconds+to.PrepareSeconds+to.CollectSeconds)*time.Second + plan.MaxStartLead(p.MaxClockOffset()) + p.Duration()
+	return time.Duration(to.VolumeBindSeconds+to.PrepareSeconds+to.CollectSeconds)*time.Second + plan.MaxStartLead(p.MaxClockOffset()) + p.Duration() + p.MaxSearchDuration()
 }
 
 // buildClientJob makes the Job running clients base..base+count-1 of a

@@ -33,6 +33,7 @@ const (
 	componentPlan    = "plan"
 	componentStart   = "start"
 	componentResults = "results"
+	componentSearch  = "search"
 	componentAccess  = "client-access"
 	// componentComparison is the run's whole outcome.
 	componentComparison = "comparison"
@@ -108,6 +109,12 @@ func planConfigMapName(b *sbv1.StorageBenchmark) string {
 
 func startConfigMapName(b *sbv1.StorageBenchmark) string {
 	return childName(maxNameLength, b.Name, "start")
+}
+
+// searchConfigMapName holds a target's search between rounds; a name per
+// generation, so that a new generation never reads an old one's steps.
+func searchConfigMapName(b *sbv1.StorageBenchmark, t *sbv1.Target) string {
+	return childName(maxNameLength, b.Name, t.Name, "search", "g"+generationLabel(b.Generation))
 }
 
 func resultsConfigMapName(b *sbv1.StorageBenchmark, t *sbv1.Target) string {

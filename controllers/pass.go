@@ -39,6 +39,9 @@ type pass struct {
 	// nanosecond, by name, as this process recorded them: status keeps
 	// whole seconds, too coarse for phases that take one or two.
 	provisioningStarts map[string]time.Time
+	// searches are the targets' search runs this process stored, by
+	// target (shared with the generation's state, like the above).
+	searches map[string]*searchRun
 }
 
 type event struct {
@@ -47,7 +50,7 @@ type event struct {
 
 func newPass(b *sbv1.StorageBenchmark, clk clock.PassiveClock) *pass {
 	return &pass{bench: b, now: clk.Now(), clock: clk, targetResults: map[string]*results.TargetResult{}, plans: planOf(b),
-		provisioningStarts: map[string]time.Time{}}
+		provisioningStarts: map[string]time.Time{}, searches: map[string]*searchRun{}}
 }
 
 func (p *pass) conditions() conditionSetter {

@@ -14,6 +14,14 @@ import (
 // results and the deletions still gets there.
 func (r *StorageBenchmarkReconciler) cleanupTarget(ctx context.Context, p *pass, s *snapshot, t *targetRun) (targetStep, error) {
 	b := p.bench
+	// The search's state between rounds is in the results now.
+	if cm := s.configMaps[searchConfigMapName(b, t.spec)]; cm != nil && cm.DeletionTimestamp == nil {
+		if err := r.deleteChildren(ctx, []client.Object{cm}); err != nil {
+			return targetStep{}, err
+		}
+		delete(s.configMaps, cm.Name)
+	}
+	delete(p.searches, t.spec.Name)
 	if b.Spec.Cleanup.ClientPods != sbv1.CleanupKeep {
 		var jobs []client.Object
 		for _, j := range clientJobs(b, t.spec) {

@@ -82,6 +82,13 @@ func (r *StorageBenchmarkReconciler) collect(ctx context.Context, p *pass, s *sn
 		// requests.
 		CollectionMilliseconds: max(p.clock.Now().Sub(end), 0).Milliseconds(),
 	}
+	return r.storeResult(ctx, p, s, t, tr, pods)
+}
+
+// storeResult fingerprints a target's merged result, judges its validity,
+// stores it in the target's results ConfigMap and cleans up after it.
+func (r *StorageBenchmarkReconciler) storeResult(ctx context.Context, p *pass, s *snapshot, t *targetRun, tr *results.TargetResult, pods []*corev1.Pod) (targetStep, error) {
+	b := p.bench
 	env, memory, err := r.fingerprint(ctx, b, t.spec, s, pods, tr.EngineVersion)
 	if err != nil {
 		return targetStep{}, err
@@ -113,7 +120,7 @@ func (r *StorageBenchmarkReconciler) collect(ctx context.Context, p *pass, s *sn
 	}
 	s.configMaps[cm.Name] = cm
 	applyTargetResult(p, t, tr)
-	p.normal(sbv1.EventResultsCollected, sbv1.ActionCollect, fmt.Sprintf("target %s: merged the reports of %d clients into configmap %s", t.spec.Name, len(reports), cm.Name))
+	p.normal(sbv1.EventResultsCollected, sbv1.ActionCollect, fmt.Sprintf("target %s: merged the reports of %d clients into configmap %s", t.spec.Name, len(pods), cm.Name))
 	return r.cleanupTarget(ctx, p, s, t)
 }
 
@@ -310,6 +317,7 @@ func applyTargetResult(p *pass, t *targetRun, tr *results.TargetResult) {
 	st.Message = ""
 	st.ResultsConfigMap = resultsConfigMapName(p.bench, t.spec)
 	st.Cells = results.StatusCells(tr)
+	st.Searches = results.StatusSearches(tr)
 	st.Backend = truncate(strings.Join(tr.Backends, ", "), 128)
 	st.StartSkewMicroseconds = ptr.To(tr.StartSkewMicroseconds)
 	st.Environment = results.StatusEnvironment(tr.Environment)

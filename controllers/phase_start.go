@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -37,35 +38,18 @@ func startRecord(b *sbv1.StorageBenchmark, s *snapshot, t *sbv1.Target) (plan.St
 // see two different starts.
 func (r *StorageBenchmarkReconciler) publishStart(ctx context.Context, p *pass, s *snapshot, t *targetRun) (targetStep, error) {
 	b := p.bench
-	cm := s.configMaps[startConfigMapName(b)]
-	if cm == nil {
+	var record plan.StartRecord
+	lead, ok, err := r.publishRecord(ctx, p, s, t, t.spec.Name, "the start", func(now time.Time, lead time.Duration) string {
+		record = plan.StartRecord{Generation: b.Generation, Start: now.Add(lead), PublishedAt: now}
+		return record.Encode()
+	})
+	switch {
+	case err != nil:
+		return targetStep{}, err
+	case !ok:
 		return targetStep{wait: shortRequeue}, nil
 	}
-	// The lead follows the API server's latency now: a read of the record's
-	// ConfigMap, uncached, is what every waiting client does in a loop.
-	sent := p.clock.Now()
-	fresh := &corev1.ConfigMap{}
-	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(cm), fresh); err != nil {
-		return targetStep{}, fmt.Errorf("reading configmap %s before publishing the start of target %s: %w", cm.Name, t.spec.Name, err)
-	}
-	// A fresh reading, not the pass's time: the pass may have spent a while
-	// (merging another target's results) since it began, and the lead is
-	// what clients have to see the start in time.
-	now := p.clock.Now()
-	lead := plan.StartLead(now.Sub(sent), t.plan.MaxClockOffset())
-	record := plan.StartRecord{Generation: b.Generation, Start: now.Add(lead), PublishedAt: now}
-	updated := cm.DeepCopy()
-	if updated.Data == nil {
-		updated.Data = map[string]string{}
-	}
-	updated.Data[t.spec.Name] = record.Encode()
-	if err := r.Update(ctx, updated); err != nil {
-		if apierrors.IsConflict(err) {
-			return targetStep{wait: shortRequeue}, nil
-		}
-		return targetStep{}, fmt.Errorf("publishing the start of target %s: %w", t.spec.Name, err)
-	}
-	s.configMaps[updated.Name] = updated
+	now := record.PublishedAt
 	// A status without the provisioning start (written by hand, or by an
 	// older controller) has no readiness time to give, and must not panic.
 	after := ""
@@ -79,4 +63,42 @@ func (r *StorageBenchmarkReconciler) publishStart(ctx context.Context, p *pass, 
 	p.normal(sbv1.EventMeasurementScheduled, sbv1.ActionStart, fmt.Sprintf("target %s: all %d clients ready%s; measurement starts at %s and takes %s",
 		t.spec.Name, b.Spec.Clients.Count, after, record.Start.UTC().Format("15:04:05.000"), t.plan.Duration()))
 	return targetStep{wait: lead + min(t.plan.Duration(), progressInterval)}, nil
+}
+
+// publishRecord writes a record (what, in errors) for a target's clients under key of the
+// start ConfigMap, with a lead ahead of now that follows the API server's
+// latency (render makes the value from the time and the lead). The update
+// carries the ConfigMap's resourceVersion: if anything published meanwhile,
+// it fails (ok false) and the next pass reads what was published, so that
+// clients never see two different records.
+func (r *StorageBenchmarkReconciler) publishRecord(ctx context.Context, p *pass, s *snapshot, t *targetRun, key, what string, render func(now time.Time, lead time.Duration) string) (time.Duration, bool, error) {
+	cm := s.configMaps[startConfigMapName(p.bench)]
+	if cm == nil {
+		return 0, false, nil
+	}
+	// The lead follows the API server's latency now: a read of the record's
+	// ConfigMap, uncached, is what every waiting client does in a loop.
+	sent := p.clock.Now()
+	fresh := &corev1.ConfigMap{}
+	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(cm), fresh); err != nil {
+		return 0, false, fmt.Errorf("reading configmap %s before publishing %s of target %s: %w", cm.Name, what, t.spec.Name, err)
+	}
+	// A fresh reading, not the pass's time: the pass may have spent a while
+	// (merging another target's results) since it began, and the lead is
+	// what clients have to see the record in time.
+	now := p.clock.Now()
+	lead := plan.StartLead(now.Sub(sent), t.plan.MaxClockOffset())
+	updated := cm.DeepCopy()
+	if updated.Data == nil {
+		updated.Data = map[string]string{}
+	}
+	updated.Data[key] = render(now, lead)
+	if err := r.Update(ctx, updated); err != nil {
+		if apierrors.IsConflict(err) {
+			return 0, false, nil
+		}
+		return 0, false, fmt.Errorf("publishing %s of target %s: %w", what, t.spec.Name, err)
+	}
+	s.configMaps[updated.Name] = updated
+	return lead, true, nil
 }

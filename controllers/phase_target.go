@@ -78,6 +78,9 @@ func (r *StorageBenchmarkReconciler) runTarget(ctx context.Context, p *pass, s *
 	// for a status that lost it (a controller restarted meanwhile).
 	measurementStart := metav1.NewTime(start.Start)
 	t.status.MeasurementStartTime = &measurementStart
+	if t.plan.HasRounds() {
+		return r.searchRounds(ctx, p, s, t, start)
+	}
 	return r.collect(ctx, p, s, t, start)
 }
 

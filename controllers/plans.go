@@ -32,6 +32,9 @@ type generationState struct {
 	// provisioningStarts are the targets' precise provisioning starts (see
 	// pass.provisioningStarts).
 	provisioningStarts map[string]time.Time
+	// searches are the targets' search runs as this process last stored
+	// them (see searchRun), by target.
+	searches map[string]*searchRun
 }
 
 func newGenerations() *generations {
@@ -46,7 +49,7 @@ func (c *generations) of(b *sbv1.StorageBenchmark) *generationState {
 	g := c.byBenchmark[key]
 	if g == nil || g.uid != b.UID || g.generation != b.Generation {
 		g = &generationState{uid: b.UID, generation: b.Generation, plans: map[string]*plan.Plan{}, results: map[string]*results.TargetResult{},
-			provisioningStarts: map[string]time.Time{}}
+			provisioningStarts: map[string]time.Time{}, searches: map[string]*searchRun{}}
 		c.byBenchmark[key] = g
 	}
 	return g

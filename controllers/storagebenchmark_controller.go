@@ -93,6 +93,7 @@ func (r *StorageBenchmarkReconciler) Reconcile(ctx context.Context, req ctrl.Req
 	generation := r.generations.of(bench)
 	p.targetResults = generation.results
 	p.provisioningStarts = generation.provisioningStarts
+	p.searches = generation.searches
 	result, runErr := r.advance(ctx, p)
 	boundMessages(&bench.Status)
 	if ended(bench) {

@@ -28,7 +28,6 @@ func (r *StorageBenchmarkReconciler) validate(ctx context.Context, p *pass) (don
 	if problems != nil {
 		msgs = append(msgs, problems.Error())
 	}
-	msgs = append(msgs, searchesNotRunHere(&p.bench.Spec)...)
 	refs, classes, err := r.checkReferences(ctx, p.bench)
 	if err != nil {
 		return true, err
@@ -47,21 +46,6 @@ func (r *StorageBenchmarkReconciler) validate(ctx context.Context, p *pass) (don
 	p.conditions().failed(sbv1.ReasonInvalidSpec, message)
 	p.warning(sbv1.ReasonInvalidSpec, sbv1.ActionValidate, message)
 	return true, nil
-}
-
-// searchesNotRunHere refuses capacity searches: their steps need decisions
-// between rounds while client pods stay up, which the controller's run
-// protocol does not have yet. `storagebench run` runs them; refusing them
-// here says so, where running the rest would silently leave them out.
-func searchesNotRunHere(spec *sbv1.StorageBenchmarkSpec) []string {
-	var msgs []string
-	for i := range spec.Workloads {
-		if spec.Workloads[i].IsSearch() {
-			msgs = append(msgs, fmt.Sprintf("spec.workloads[%d].latencyTarget: workload %q is a capacity search, which this release runs with `storagebench run` only: the controller cannot run searches yet",
-				i, spec.Workloads[i].Name))
-		}
-	}
-	return msgs
 }
 
 // checkReferences looks up the storage classes and claims the targets name,

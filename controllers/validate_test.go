@@ -75,17 +75,6 @@ func TestValidate(t *testing.T) {
 		messageHas: []string{`spec.targets[1].storageClassName: storage class "gone" not found`},
 		reads:      []string{"get StorageClass/fast", "get StorageClass/gone"},
 	}, {
-		name: "a capacity search is refused naming the field: the controller cannot run its rounds",
-		bench: newBenchmark(withSpec(func(s *sbv1.StorageBenchmarkSpec) {
-			s.Workloads[0].LatencyTarget = &sbv1.LatencyTarget{Microseconds: 2000}
-		})),
-		objs:       one(storageClass("fast")),
-		done:       true,
-		outcome:    outcome{events: []string{"Warning InvalidSpec/Validate"}},
-		conditions: invalid,
-		messageHas: []string{`spec.workloads[0].latencyTarget: workload "`, "runs with `storagebench run` only"},
-		reads:      []string{"get StorageClass/fast"},
-	}, {
 		name:       "a transient error reading a storage class is returned, not turned into an event",
 		bench:      newBenchmark(),
 		faults:     []fault{failing("get", "StorageClass", "fast", errInternal)},

@@ -35,6 +35,20 @@ func StatusCells(tr *TargetResult) []sbv1.CellSummary {
 	return out
 }
 
+// StatusSearches sums a target's searches up for status: each one's
+// answer; the curves stay in the results ConfigMap.
+func StatusSearches(tr *TargetResult) []sbv1.SearchSummary {
+	var out []sbv1.SearchSummary
+	for _, r := range tr.Searches {
+		ss := sbv1.SearchSummary{Search: r.Search, Outcome: string(r.Outcome), CapacityIOPS: Decimal(r.CapacityIOPS(), 1), Steps: int32(len(r.Steps))}
+		if r.Capacity != nil {
+			ss.LatencyMicroseconds = Decimal(float64(r.Capacity.AtPercentileNs)/1000, 2)
+		}
+		out = append(out, ss)
+	}
+	return out
+}
+
 // StatusEnvironment is the part of a target's fingerprint status keeps.
 func StatusEnvironment(env *sbv1.Environment) *sbv1.EnvironmentSummary {
 	if env == nil {

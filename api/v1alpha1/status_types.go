@@ -222,6 +222,36 @@ type TargetStatus struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=64
 	Cells []CellSummary `json:"cells,omitempty"`
+
+	// searches are the target's capacity answers, one per search (each
+	// search's curve, step by step, is in resultsConfigMap). Atomic, as
+	// cells.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=16
+	Searches []SearchSummary `json:"searches,omitempty"`
+}
+
+// SearchSummary is what one capacity search found on one target.
+type SearchSummary struct {
+	// search is the search's name (workload-bs<size>-r<read%>).
+	// +kubebuilder:validation:MaxLength=64
+	Search string `json:"search"`
+	// outcome is Found (capacityIOPS is the most load that held),
+	// HoldsAtMaximum (the bound held at the most the search offers) or
+	// NotReachable (not even at the lowest load: capacityIOPS is 0).
+	// +kubebuilder:validation:MaxLength=16
+	Outcome string `json:"outcome"`
+	// capacityIOPS is the IOs per second of reads and writes over all
+	// clients at the highest load that held the bound, a decimal string.
+	// +kubebuilder:validation:MaxLength=24
+	CapacityIOPS string `json:"capacityIOPS"`
+	// latencyMicroseconds is the latency at the bound's percentile there.
+	// +optional
+	// +kubebuilder:validation:MaxLength=24
+	LatencyMicroseconds string `json:"latencyMicroseconds,omitempty"`
+	// steps is how many steps the search ran.
+	Steps int32 `json:"steps"`
 }
 
 // EnvironmentSummary is the part of a target's fingerprint kept in status.
