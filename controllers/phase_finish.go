@@ -175,6 +175,7 @@ func (r *StorageBenchmarkReconciler) storeOutcome(ctx context.Context, b *sbv1.S
 // applyOutcome puts the outcome's bounded summary into status.
 func applyOutcome(st *sbv1.StorageBenchmarkStatus, o *results.Outcome, configMap string) {
 	st.Comparison = results.StatusComparison(o.Comparison)
+	st.Capacity = results.StatusCapacity(o.Comparison)
 	if st.Comparison != nil {
 		st.Comparison.CompareTo = results.StatusRunComparison(o.CompareTo)
 	}

@@ -3,6 +3,7 @@ package results
 import (
 	"math"
 	"strconv"
+	"strings"
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
 )
@@ -69,6 +70,25 @@ func StatusComparison(c *sbv1.Comparison) *sbv1.ComparisonSummary {
 	out := &sbv1.ComparisonSummary{Baseline: c.Baseline, Targets: c.Targets}
 	for _, cell := range c.Cells {
 		out.Cells = append(out.Cells, sbv1.CellBest{Cell: cell.Cell, Best: cell.Best})
+	}
+	out.Searches = c.Searches
+	return out
+}
+
+// StatusCapacity is the first search's ranking in words for a printer
+// column: "knee-bs4k-r100: pd-ssd 15000, nfs 4100" (IOPS within the bound).
+func StatusCapacity(c *sbv1.Comparison) string {
+	if c == nil || len(c.Searches) == 0 {
+		return ""
+	}
+	s := c.Searches[0]
+	parts := make([]string, len(s.ByCapacity))
+	for i, t := range s.ByCapacity {
+		parts[i] = t + " " + s.CapacityIOPS[i]
+	}
+	out := s.Search + ": " + strings.Join(parts, ", ")
+	if len(out) > 600 {
+		out = out[:597] + "..."
 	}
 	return out
 }

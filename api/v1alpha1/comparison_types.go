@@ -26,6 +26,12 @@ type ComparisonSummary struct {
 	// comparison ConfigMap has it cell by cell).
 	// +optional
 	CompareTo *RunComparisonSummary `json:"compareTo,omitempty"`
+
+	// searches ranks the targets by each capacity search's answer.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=16
+	Searches []SearchComparison `json:"searches,omitempty"`
 }
 
 // RunComparisonSummary is the part of a comparison with another run kept

@@ -49,6 +49,13 @@ type StorageBenchmarkStatus struct {
 	// +kubebuilder:validation:MaxLength=600
 	TargetNames string `json:"targetNames,omitempty"`
 
+	// capacity is the first capacity search's answer for `kubectl get -o
+	// wide`: the targets by the IOPS they carry within its latency bound,
+	// highest first (comparison.searches has every search).
+	// +optional
+	// +kubebuilder:validation:MaxLength=600
+	Capacity string `json:"capacity,omitempty"`
+
 	// targets holds each target's state, timings, environment and per-cell
 	// results merged over all clients.
 	// +optional

@@ -15,6 +15,7 @@ import (
 // +kubebuilder:printcolumn:name="Progress",type=string,JSONPath=`.status.progress.summary`
 // +kubebuilder:printcolumn:name="Verdict",type=string,JSONPath=`.status.verdict`
 // +kubebuilder:printcolumn:name="Best",type=string,JSONPath=`.status.recommendation.target`
+// +kubebuilder:printcolumn:name="Capacity",type=string,JSONPath=`.status.capacity`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type StorageBenchmark struct {
 	metav1.TypeMeta `json:",inline"`
