@@ -47,17 +47,23 @@ func worstCaseBenchmark(ns string) *sbv1.StorageBenchmark {
 	for i := 0; i < 16; i++ {
 		s.Clients.NodeSelector[longName("example.com/label", i, 63)] = longName("v", i, 63)
 	}
+	// 8 groups of 8 cells (64) and 8 search groups of 2 searches (16).
 	for g := 0; g < 16; g++ {
-		s.Workloads = append(s.Workloads, sbv1.WorkloadGroup{
-			Name: longName("w", g, 24), BlockSizes: []sbv1.BlockSize{"63Mi", "64Mi"}, ReadPercents: []int32{100, 0},
+		w := sbv1.WorkloadGroup{
+			Name: longName("w", g, 24), BlockSizes: []sbv1.BlockSize{"63Mi", "64Mi"}, ReadPercents: []int32{100, 0, 50, 25},
 			QueueDepths: []int32{4096}, NumJobs: []int32{64}, DurationSeconds: 86400, RampSeconds: ptr.To[int32](86400),
-		})
+		}
+		if g >= 8 {
+			w.ReadPercents = []int32{100}
+			w.LatencyTarget = &sbv1.LatencyTarget{Percentile: sbv1.PercentileP999, Microseconds: 60_000_000, MaxSteps: 24}
+		}
+		s.Workloads = append(s.Workloads, w)
 	}
 	s.Dataset = sbv1.Dataset{SizePerClient: "1Ti"}
 	s.CompareTo = &sbv1.CompareTo{ConfigMap: strings.Repeat("c", 253), Key: strings.Repeat("k", 253)}
 	for i := 0; i < 32; i++ {
 		s.Thresholds = append(s.Thresholds, sbv1.Threshold{
-			Name: longName("threshold", i, 63), Workload: s.Workloads[i%16].Name,
+			Name: longName("threshold", i, 63), Workload: s.Workloads[i%8].Name,
 			MaxLatency: &sbv1.LatencyLimit{Percentile: sbv1.PercentileP999, Microseconds: 1},
 		})
 	}
@@ -95,6 +101,15 @@ func worstCaseResults(b *sbv1.StorageBenchmark, t *sbv1.Target) *results.TargetR
 	for _, cell := range b.Spec.Cells() {
 		tr.Cells = append(tr.Cells, results.CellResult{Cell: cell, Repetitions: []results.RepetitionResult{{Repetition: 1, Read: direction(), Write: direction(), StartSkewMicroseconds: 1 << 40}}})
 	}
+	for _, search := range b.Spec.Searches() {
+		step := results.SearchStep{Cell: search.Name + "-s24", StepLoad: sbv1.StepLoad{OfferedIOPS: 1 << 40, QueueDepth: 4096},
+			AchievedIOPS: 12345678.9, BytesPerSecond: 9.87654321e12, P50Ns: 1 << 40, P99Ns: 1 << 40, P999Ns: 1 << 40, AtPercentileNs: 59_999_999_999}
+		r := results.SearchResult{Search: search.Name, Outcome: results.SearchHoldsAtMaximum, Capacity: &step, Message: strings.Repeat("m", 256)}
+		for range 24 {
+			r.Steps = append(r.Steps, step)
+		}
+		tr.Searches = append(tr.Searches, r)
+	}
 	for i := 0; i < 32; i++ {
 		tr.Warnings = append(tr.Warnings, sbv1.Warning{Reason: longName("Reason", i, 64), Target: t.Name, Cell: strings.Repeat("c", 96), Message: strings.Repeat("m", 512)})
 	}
@@ -130,7 +145,7 @@ func TestStatusAtTheDocumentedMaximaStaysWithinItsBudget(t *testing.T) {
 	}
 	before := got.DeepCopy()
 	controllers.FinishedStatus(got, byTarget, time.Now())
-	if len(got.Status.Violations) != 64 || len(got.Status.Warnings) != 32 {
+	if len(got.Status.Violations) != 64 || len(got.Status.Warnings) != 32 || len(got.Status.Targets[0].Searches) != 16 || len(got.Status.Comparison.Searches) != 16 {
 		t.Fatalf("not the worst case: %d violations, %d warnings", len(got.Status.Violations), len(got.Status.Warnings))
 	}
 	// What a run can add beyond latency violations: regressions carry
@@ -161,7 +176,7 @@ func TestStatusAtTheDocumentedMaximaStaysWithinItsBudget(t *testing.T) {
 	if total > statusBudget {
 		t.Errorf("the object is %d bytes, over the status budget of %d (a quarter of etcd's 1.5 MiB request limit)", total, statusBudget)
 	}
-	for _, field := range []string{"targets", "comparison", "violations", "warnings", "conditions"} {
+	for _, field := range []string{"targets", "comparison", "violations", "warnings", "conditions", "capacity"} {
 		t.Logf("  status.%s: %d bytes", field, size(stored.Object["status"].(map[string]any)[field]))
 	}
 }

@@ -7,10 +7,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// MaxSearches bounds the searches of one benchmark (its comparison and
-// each target's results keep one answer per search).
-const MaxSearches = 16
-
 // validateSearches checks what the CEL rules on a search group cannot see:
 // names that collide, partners and thresholds that treat a search as a
 // matrix (or a matrix as a search), and data too small for a search's
@@ -18,10 +14,6 @@ const MaxSearches = 16
 func (s *StorageBenchmarkSpec) validateSearches() field.ErrorList {
 	var errs field.ErrorList
 	workloads := field.NewPath("spec", "workloads")
-	if n := len(s.Searches()); n > MaxSearches {
-		errs = append(errs, field.TooMany(workloads, n, MaxSearches))
-		errs[len(errs)-1].Detail = fmt.Sprintf("the workloads with latencyTarget make %d searches (block sizes x read mixes); at most %d run in one benchmark, each being up to maxSteps steps", n, MaxSearches)
-	}
 	seen := map[string]int{}
 	for i := range s.Workloads {
 		w := &s.Workloads[i]

@@ -95,13 +95,6 @@ func TestValidateRefusesSearchesUsedAsMatrices(t *testing.T) {
 			wantField: "spec.workloads[1].blockSizes",
 			wantText:  "knee-bs4k-r100",
 		},
-		"more searches than a benchmark runs": {
-			mutate: func(s *StorageBenchmarkSpec) {
-				s.Workloads[1].ReadPercents = []int32{0, 10, 20, 30, 40, 50, 60, 70, 80}
-			},
-			wantField: "spec.workloads",
-			wantText:  "make 18 searches (block sizes x read mixes); at most 16 run in one benchmark",
-		},
 		"data smaller than a search's block": {
 			mutate: func(s *StorageBenchmarkSpec) {
 				s.Dataset.SizePerClient = "1Mi"

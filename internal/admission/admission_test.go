@@ -272,6 +272,11 @@ func TestAdmissionRejectsInvalidSpecsNamingTheFieldAndCause(t *testing.T) {
 		{"a search bound of zero", func(t *testing.T, o map[string]any) {
 			set(t, o, "spec.workloads[0].latencyTarget", map[string]any{"microseconds": 0})
 		}, "spec.workloads[0].latencyTarget.microseconds", "should be greater than or equal to 1"},
+		{"more than 16 searches", func(t *testing.T, o map[string]any) {
+			set(t, o, "spec.workloads[0].latencyTarget", map[string]any{"microseconds": 2000})
+			set(t, o, "spec.workloads[0].blockSizes", []any{"4Ki", "8Ki"})
+			set(t, o, "spec.workloads[0].readPercents", []any{0, 10, 20, 30, 40, 50, 60, 70, 80})
+		}, "spec.workloads", "the workloads with latencyTarget make more than 16 searches"},
 		{"a search with too many steps", func(t *testing.T, o map[string]any) {
 			set(t, o, "spec.workloads[0].latencyTarget", map[string]any{"microseconds": 2000, "maxSteps": 25})
 		}, "spec.workloads[0].latencyTarget.maxSteps", "should be less than or equal to 24"},
