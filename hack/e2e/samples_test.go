@@ -34,6 +34,7 @@ var localClasses = []string{"fast", "capped-8000", "capped-1500"}
 //     one repetition
 //   - metadata: at most 1000 names per job (a 200Mi ext4 volume has about
 //     13 000 inodes)
+//   - capacity searches: at most 5 steps
 func scaleDown(b *sbv1.StorageBenchmark) {
 	for i := range b.Spec.Targets {
 		t := &b.Spec.Targets[i]
@@ -63,6 +64,9 @@ func scaleDown(b *sbv1.StorageBenchmark) {
 		}
 		if w.Metadata != nil {
 			w.Metadata.FilesPerJob = min(max(w.Metadata.FilesPerJob, 1), 1000)
+		}
+		if l := w.LatencyTarget; l != nil && (l.MaxSteps == 0 || l.MaxSteps > 5) {
+			l.MaxSteps = 5
 		}
 	}
 }
