@@ -38,23 +38,6 @@ func EncodeStored(tr *TargetResult) (data map[string]string, binary map[string][
 	return nil, nil, fmt.Errorf("the results of target %s do not fit a ConfigMap even without per-client numbers and time series", tr.Target)
 }
 
-// withoutSeries leaves the time series out too (after the per-client
-// numbers): at most MaxSeriesPoints per cell run keeps them in at the
-// documented maxima, so this is for what lies beyond.
-func withoutSeries(tr *TargetResult) *TargetResult {
-	slim := *tr
-	slim.Cells = make([]CellResult, len(tr.Cells))
-	for i, c := range tr.Cells {
-		c.Repetitions = append([]RepetitionResult(nil), c.Repetitions...)
-		for k := range c.Repetitions {
-			c.Repetitions[k].Series = nil
-		}
-		slim.Cells[i] = c
-	}
-	slim.Truncated = "per-client results and time series left out: they do not fit a ConfigMap"
-	return &slim
-}
-
 // pack stores a JSON document under StoredKey when it fits a ConfigMap,
 // else gzipped under StoredGzipKey; both nil when even that does not fit.
 func pack(plain []byte) (map[string]string, map[string][]byte, error) {
@@ -82,16 +65,29 @@ func pack(plain []byte) (map[string]string, map[string][]byte, error) {
 }
 
 func withoutClientDetail(tr *TargetResult) *TargetResult {
+	return slimmed(tr, "per-client results left out: they do not fit a ConfigMap", func(r *RepetitionResult) { r.Clients = nil })
+}
+
+// withoutSeries leaves the time series out too (after the per-client
+// numbers): at most MaxSeriesPoints per cell run keeps them in at the
+// documented maxima, so this is for what lies beyond.
+func withoutSeries(tr *TargetResult) *TargetResult {
+	return slimmed(tr, "per-client results and time series left out: they do not fit a ConfigMap", func(r *RepetitionResult) { r.Series = nil })
+}
+
+// slimmed is a copy of tr whose repetitions lost what strip takes, with a
+// note saying what.
+func slimmed(tr *TargetResult, note string, strip func(*RepetitionResult)) *TargetResult {
 	slim := *tr
 	slim.Cells = make([]CellResult, len(tr.Cells))
 	for i, c := range tr.Cells {
 		c.Repetitions = append([]RepetitionResult(nil), c.Repetitions...)
 		for k := range c.Repetitions {
-			c.Repetitions[k].Clients = nil
+			strip(&c.Repetitions[k])
 		}
 		slim.Cells[i] = c
 	}
-	slim.Truncated = "per-client results left out: they do not fit a ConfigMap"
+	slim.Truncated = note
 	return &slim
 }
 
