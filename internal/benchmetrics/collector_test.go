@@ -90,7 +90,7 @@ func cluster(t *testing.T) client.Client {
 	s.Status.Runs = []sbv1.ScheduledRun{{Name: "nightly-3", ScheduledTime: metav1.NewTime(t0.Add(24 * time.Hour))}, {Name: "nightly-2", ScheduledTime: metav1.NewTime(t0)}}
 	s.Status.Conditions = []metav1.Condition{{Type: sbv1.ConditionDrifted, Status: metav1.ConditionTrue, ObservedGeneration: 1, Reason: "Drifted", LastTransitionTime: metav1.NewTime(t0)}}
 	objs := []client.Object{s}
-	objs = append(objs, completedRun(t, rr, "ops", "compare", t0, sbv1.VerdictPassed)...)
+	objs = append(objs, withSearch(completedRun(t, withSearchGroup(rr), "ops", "compare", t0, sbv1.VerdictPassed))...)
 	objs = append(objs, ofSchedule(s, t0.Add(-24*time.Hour), completedRun(t, rr, "ops", "nightly-1", t0.Add(-23*time.Hour), sbv1.VerdictPassed))...)
 	objs = append(objs, ofSchedule(s, t0, completedRun(t, rr, "ops", "nightly-2", t0.Add(time.Hour), sbv1.VerdictFailed))...)
 	running := ofSchedule(s, t0.Add(24*time.Hour), completedRun(t, rr, "ops", "nightly-3", t0.Add(25*time.Hour), ""))
@@ -293,5 +293,64 @@ func TestTheMetricsListIsCurrent(t *testing.T) {
 	got, err := os.ReadFile(filepath.Join("testdata", "metrics.txt"))
 	if err != nil || string(got) != want.String() {
 		t.Fatalf("testdata/metrics.txt is not current (%v); it should read:\n%s", err, want.String())
+	}
+}
+
+// withSearchGroup adds a capacity search group to a run's spec.
+func withSearchGroup(rr *results.RunResult) *results.RunResult {
+	copied := *rr
+	copied.Spec = *rr.Spec.DeepCopy()
+	copied.Spec.Workloads = append(copied.Spec.Workloads, sbv1.WorkloadGroup{
+		Name: "knee", BlockSizes: []sbv1.BlockSize{"4Ki"}, ReadPercents: []int32{100}, LatencyTarget: &sbv1.LatencyTarget{Microseconds: 2000},
+	})
+	return &copied
+}
+
+// withSearch gives the run's two targets the search's answers in status:
+// one found, one not reachable, and one of a search the spec lacks.
+func withSearch(objs []client.Object) []client.Object {
+	b := objs[0].(*sbv1.StorageBenchmark)
+	b.Status.Targets[0].Searches = []sbv1.SearchSummary{{Search: "knee-bs4k-r100", Outcome: "Found", CapacityIOPS: "15000.5", LatencyMicroseconds: "1850.25", Steps: 8}}
+	b.Status.Targets[1].Searches = []sbv1.SearchSummary{{Search: "knee-bs4k-r100", Outcome: "NotReachable", CapacityIOPS: "0", Steps: 2},
+		{Search: "gone-bs4k-r100", Outcome: "Found", CapacityIOPS: "1"}}
+	return objs
+}
+
+func TestACapacitySearchIsExportedFromStatus(t *testing.T) {
+	objs := withSearch(completedRun(t, withSearchGroup(measured(t)), "ops", "capacity", t0, sbv1.VerdictPassed))
+	b := objs[0].(*sbv1.StorageBenchmark)
+	scheme := k8sruntime.NewScheme()
+	if err := sbv1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	if err := corev1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	got := series(gather(t, fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).Build()))
+	id := map[string]string{"namespace": "ops", "benchmark": "capacity", "kind": "StorageBenchmark", "workload": "knee", "search": "knee-bs4k-r100"}
+	with := func(target string) map[string]string {
+		labels := map[string]string{"target": target}
+		for k, v := range id {
+			labels[k] = v
+		}
+		return labels
+	}
+	first, second := b.Status.Targets[0].Name, b.Status.Targets[1].Name
+	if v, ok := got[seriesKey("storagebench_search_capacity_iops", with(first))]; !ok || v != 15000.5 {
+		t.Errorf("capacity of %s: %v (exported %v)", first, v, ok)
+	}
+	if v, ok := got[seriesKey("storagebench_search_latency_seconds", with(first))]; !ok || v != 0.00185025 {
+		t.Errorf("latency of %s: %v (exported %v)", first, v, ok)
+	}
+	if v, ok := got[seriesKey("storagebench_search_capacity_iops", with(second))]; !ok || v != 0 {
+		t.Errorf("capacity of %s (not reachable): %v (exported %v)", second, v, ok)
+	}
+	if _, ok := got[seriesKey("storagebench_search_latency_seconds", with(second))]; ok {
+		t.Errorf("a bound met at no load has no latency to export")
+	}
+	for key := range got {
+		if strings.Contains(key, "gone-bs4k-r100") {
+			t.Errorf("a search the spec does not have is exported: %s", key)
+		}
 	}
 }

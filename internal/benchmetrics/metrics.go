@@ -2,6 +2,7 @@ package benchmetrics
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -29,6 +30,12 @@ var (
 	cellLatency = prometheus.NewDesc("storagebench_cell_latency_seconds",
 		"Latency of one direction of a cell at a percentile (50, 90, 99, 99.9, 100 = the slowest IO) of all clients' IOs, merged from their histograms, from each IO's intended start.",
 		append(append([]string(nil), cellLabels...), "percentile"), nil)
+	searchCapacity = prometheus.NewDesc("storagebench_search_capacity_iops",
+		"IOs per second (reads and writes, all clients) a capacity search found within its latency bound; 0 when the bound held at no load.",
+		append(append([]string(nil), targetLabels...), "workload", "search"), nil)
+	searchLatency = prometheus.NewDesc("storagebench_search_latency_seconds",
+		"Latency at the search's percentile, from each IO's intended start, at the capacity it found (absent when the bound held at no load).",
+		append(append([]string(nil), targetLabels...), "workload", "search"), nil)
 	targetBound = prometheus.NewDesc("storagebench_target_volumes_bound_seconds",
 		"Time from requesting a target's volumes until all were bound.", targetLabels, nil)
 	targetReady = prometheus.NewDesc("storagebench_target_clients_ready_seconds",
@@ -52,7 +59,7 @@ var (
 		"1 when the schedule's latest completed run broke a threshold that compares with earlier runs.", []string{"namespace", "schedule"}, nil)
 )
 
-var allDescs = []*prometheus.Desc{cellIOPS, cellBytes, cellLatency, targetBound, targetReady, runDuration, runCompletion, runVerdict,
+var allDescs = []*prometheus.Desc{cellIOPS, cellBytes, cellLatency, searchCapacity, searchLatency, targetBound, targetReady, runDuration, runCompletion, runVerdict,
 	scheduleLastRun, scheduleNext, scheduleBehind, scheduleSuspended, scheduleDrifted}
 
 // percentiles exported per direction, with the LatencyNs field of each.
@@ -105,6 +112,7 @@ func (c *Collector) collectRun(ctx context.Context, ch chan<- prometheus.Metric,
 		if t.State != sbv1.TargetSucceeded {
 			continue
 		}
+		collectSearches(ch, tid, &b.Spec, t.Searches)
 		if tr := c.targetResults(ctx, b.Namespace, t.ResultsConfigMap, seen); tr != nil {
 			collectCells(ch, tid, tr)
 		}
@@ -132,6 +140,27 @@ func collectCells(ch chan<- prometheus.Metric, tid []string, tr *results.TargetR
 			for _, q := range percentiles {
 				gauge(ch, cellLatency, float64(q.of(d.stats.LatencyNs))/1e9, append(labels, q.label)...)
 			}
+		}
+	}
+}
+
+// collectSearches sends a target's capacity answers, from status (its
+// summary has what a gauge needs).
+func collectSearches(ch chan<- prometheus.Metric, tid []string, spec *sbv1.StorageBenchmarkSpec, searches []sbv1.SearchSummary) {
+	workloadOf := map[string]string{}
+	for _, s := range spec.Searches() {
+		workloadOf[s.Name] = s.Workload
+	}
+	for _, s := range searches {
+		workload, ok := workloadOf[s.Search]
+		capacity, err := strconv.ParseFloat(s.CapacityIOPS, 64)
+		if !ok || err != nil {
+			continue // not a search of this spec, or not a number: status written by hand
+		}
+		labels := append(append([]string(nil), tid...), workload, s.Search)
+		gauge(ch, searchCapacity, capacity, labels...)
+		if us, err := strconv.ParseFloat(s.LatencyMicroseconds, 64); err == nil && s.LatencyMicroseconds != "" {
+			gauge(ch, searchLatency, us/1e6, labels...)
 		}
 	}
 }
