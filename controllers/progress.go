@@ -16,7 +16,7 @@ func (r *StorageBenchmarkReconciler) updateProgress(p *pass, s *snapshot) {
 
 func progressOf(b *sbv1.StorageBenchmark, s *snapshot, now time.Time, plans planSource) *sbv1.Progress {
 	progress := &sbv1.Progress{}
-	var current []string
+	var current, searching []string
 	for i := range b.Spec.Targets {
 		t := &b.Spec.Targets[i]
 		pl := plans(t)
@@ -38,10 +38,19 @@ func progressOf(b *sbv1.StorageBenchmark, s *snapshot, now time.Time, plans plan
 			current = append(current, t.Name)
 			if record, ok := startRecord(b, s, t); ok && now.After(record.Start) {
 				progress.CellsDone += int32(pl.CellRunsDoneAt(now.Sub(record.Start)))
+				if pl.HasRounds() {
+					// Steps are decided as the search goes: their count is
+					// not known ahead, the round is.
+					round := publishedRound(b, s, &targetRun{spec: t, plan: pl}, record)
+					searching = append(searching, fmt.Sprint(round.Round))
+				}
 			}
 		}
 	}
 	progress.CurrentTarget = truncate(strings.Join(current, ","), 256)
 	progress.Summary = fmt.Sprintf("%d/%d", progress.CellsDone, progress.CellsTotal)
+	if len(searching) > 0 {
+		progress.Summary = truncate(progress.Summary+", search round "+strings.Join(searching, ","), 32)
+	}
 	return progress
 }

@@ -24,6 +24,7 @@ func TestProgressOf(t *testing.T) {
 		name    string
 		bench   *sbv1.StorageBenchmark
 		start   map[string]plan.StartRecord
+		round   int32 // the search round published for target a
 		summary string
 		current string
 	}{{
@@ -64,9 +65,22 @@ func TestProgressOf(t *testing.T) {
 			st.Targets[0].State = sbv1.TargetSucceeded
 		})),
 		summary: "3/6",
+	}, {
+		name: "a target searching says its round: steps are not known ahead",
+		bench: newBenchmark(three, two, state("a", sbv1.TargetRunning), withSpec(func(s *sbv1.StorageBenchmarkSpec) {
+			s.Workloads = append(s.Workloads, sbv1.WorkloadGroup{Name: "knee", BlockSizes: []sbv1.BlockSize{"4Ki"}, ReadPercents: []int32{100},
+				LatencyTarget: &sbv1.LatencyTarget{Microseconds: 2000}})
+		})),
+		start:   map[string]plan.StartRecord{"a": startedAt(newBenchmark(), t0.Add(-20*time.Second))},
+		round:   3,
+		summary: "3/6, search round 3", current: "a",
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			cm := startConfigMap(tc.bench, tc.start).(*corev1.ConfigMap)
+			if tc.round > 0 {
+				record := plan.RoundRecord{StartRecord: tc.start["a"], Round: tc.round, Slots: []plan.Slot{{Repetition: 1}}}
+				cm.Data[plan.RoundKey("a")] = record.Encode()
+			}
 			s := &snapshot{configMaps: map[string]*corev1.ConfigMap{cm.Name: cm}}
 			got := progressOf(tc.bench, s, t0, planOf(tc.bench))
 			if got.Summary != tc.summary || got.CurrentTarget != tc.current {

@@ -115,7 +115,9 @@ type Progress struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=256
 	CurrentTarget string `json:"currentTarget,omitempty"`
-	// summary is cellsDone/cellsTotal, for printing.
+	// summary is cellsDone/cellsTotal, for printing, and while capacity
+	// searches run the round of each target searching ("5/5, search
+	// round 3"): their steps are decided as they go.
 	// +optional
 	// +kubebuilder:validation:MaxLength=32
 	Summary string `json:"summary,omitempty"`
