@@ -52,13 +52,18 @@ const searchStateKey = "search.json"
 
 // searchRounds moves a target with searches on once round 0 has started.
 func (r *StorageBenchmarkReconciler) searchRounds(ctx context.Context, p *pass, s *snapshot, t *targetRun, start plan.StartRecord) (targetStep, error) {
-	run, failure, err := r.loadSearch(ctx, p, s, t)
-	if err != nil || failure != nil {
+	run, failure, err := r.loadSearch(ctx, p, s, t, start)
+	switch {
+	case err != nil || failure != nil:
 		return targetStep{failure: failure}, err
+	case run == nil:
+		// The results are stored (and the search ConfigMap deleted) by a
+		// pass whose status write was lost: the next pass sees them.
+		return targetStep{wait: shortRequeue}, nil
 	}
 	if run.unstored {
 		if err := r.storeSearch(ctx, p, s, t, run); err != nil {
-			return targetStep{}, err
+			return storeFailed(t, err)
 		}
 	}
 	round := publishedRound(p.bench, s, t, start)
@@ -86,6 +91,9 @@ func (r *StorageBenchmarkReconciler) searchRounds(ctx context.Context, p *pass, 
 	lead, ok, err := r.publishRecord(ctx, p, s, t, plan.RoundKey(t.spec.Name), what, func(now time.Time, lead time.Duration) string {
 		next = plan.RoundRecord{StartRecord: plan.StartRecord{Generation: p.bench.Generation, Start: now.Add(lead), PublishedAt: now},
 			Round: run.Collected + 1, Slots: t.plan.Round(cells, false).Slots, Done: len(cells) == 0}
+		if next.Done {
+			next.Start = time.Time{} // nothing starts: a client reading it late is not late
+		}
 		return next.Encode()
 	})
 	switch {
@@ -134,6 +142,11 @@ func (r *StorageBenchmarkReconciler) collectRound(ctx context.Context, p *pass, 
 		t.status.Message = fmt.Sprintf("waiting for %d client(s) to hand over search round %d", len(pending), round.Round)
 		return targetStep{wait: earlyReadRetry}, nil
 	}
+	if round.Round > 0 {
+		if failure := checkRoundIsDecided(t, run, round); failure != nil {
+			return targetStep{failure: failure}, nil
+		}
+	}
 	roundPlan := *t.plan
 	roundPlan.Slots, roundPlan.Searches = round.Slots, nil
 	merged, err := results.Merge(&roundPlan, reports)
@@ -153,7 +166,40 @@ func (r *StorageBenchmarkReconciler) collectRound(ctx context.Context, p *pass, 
 		run.base.AddRound(merged)
 	}
 	run.Collected, run.unstored = round.Round, true
-	return targetStep{}, r.storeSearch(ctx, p, s, t, run)
+	if err := r.storeSearch(ctx, p, s, t, run); err != nil {
+		return storeFailed(t, err)
+	}
+	return targetStep{}, nil
+}
+
+// storeFailed is a failed write of the search: retried, unless the API
+// server refuses it as too large, which no retry changes.
+func storeFailed(t *targetRun, err error) (targetStep, error) {
+	if apierrors.IsInvalid(err) || apierrors.IsRequestEntityTooLargeError(err) {
+		return targetStep{failure: &runFailure{sbv1.ReasonResultsUnreadable, fmt.Sprintf("target %s: the search does not fit its ConfigMap: %v", t.spec.Name, err)}}, nil
+	}
+	return targetStep{}, err
+}
+
+// checkRoundIsDecided refuses a published round whose steps are not those
+// the stored steps decide: the start ConfigMap is untrusted like any.
+func checkRoundIsDecided(t *targetRun, run *searchRun, round plan.RoundRecord) *runFailure {
+	decided := results.NextSearchRound(append([]results.SearchProgress(nil), run.Searches...), t.plan.Clients)
+	var published []string
+	for _, slot := range round.Slots {
+		for _, c := range slot.Cells {
+			published = append(published, c.Name+fmt.Sprintf("@%d/%d", c.RateIOPS, c.QueueDepth))
+		}
+	}
+	var want []string
+	for _, c := range decided {
+		want = append(want, c.Name+fmt.Sprintf("@%d/%d", c.RateIOPS, c.QueueDepth))
+	}
+	if strings.Join(published, ",") != strings.Join(want, ",") {
+		return &runFailure{sbv1.ReasonResultsUnreadable, fmt.Sprintf("target %s: search round %d publishes steps %v, the stored steps decide %v",
+			t.spec.Name, round.Round, published, want)}
+	}
+	return nil
 }
 
 // roundReports reads every client's last report and keeps those of the
@@ -178,8 +224,12 @@ func (r *StorageBenchmarkReconciler) roundReports(ctx context.Context, p *pass, 
 			mu.Lock()
 			defer mu.Unlock()
 			var notFetched *logNotFetched
+			var broken *results.LogReadError
 			switch {
-			case errors.Is(err, results.ErrNoReport), errors.As(err, &notFetched), err == nil && report.Round < round && report.Error == "":
+			// Not there yet, still being written, or the stream broke: read
+			// again until collectSeconds.
+			case errors.Is(err, results.ErrNoReport), errors.Is(err, results.ErrReportIncomplete), errors.As(err, &notFetched), errors.As(err, &broken),
+				err == nil && report.Round < round && report.Error == "":
 				pending = append(pending, pod.Name)
 			case err != nil:
 				failure = &runFailure{sbv1.ReasonResultsUnreadable, fmt.Sprintf("target %s: pod %s (%s): %v", t.spec.Name, pod.Name, clientOf(pod), err)}
@@ -209,6 +259,12 @@ func (r *StorageBenchmarkReconciler) finishSearch(ctx context.Context, p *pass, 
 	// Every search is over: deciding once more records the answers of those
 	// that ended with the last round.
 	results.NextSearchRound(run.Searches, t.plan.Clients)
+	for _, sp := range run.Searches {
+		if sp.Result == nil {
+			return targetStep{failure: &runFailure{sbv1.ReasonResultsUnreadable, fmt.Sprintf(
+				"target %s: the round record says the searches are done, and search %s has not ended (%d steps)", t.spec.Name, sp.Search.Name, len(sp.Steps))}}, nil
+		}
+	}
 	tr := *run.base
 	tr.Searches = results.SearchResults(run.Searches)
 	tr.Timings = results.Timings{
@@ -223,13 +279,22 @@ func (r *StorageBenchmarkReconciler) finishSearch(ctx context.Context, p *pass, 
 // loadSearch is the target's search as this process stored it last, else
 // as the search ConfigMap holds it (read uncached: after a restart the cache
 // may lag the last round's write), else a new one.
-func (r *StorageBenchmarkReconciler) loadSearch(ctx context.Context, p *pass, s *snapshot, t *targetRun) (*searchRun, *runFailure, error) {
+func (r *StorageBenchmarkReconciler) loadSearch(ctx context.Context, p *pass, s *snapshot, t *targetRun, start plan.StartRecord) (*searchRun, *runFailure, error) {
 	if run := p.searches[t.spec.Name]; run != nil {
 		return run, nil, nil
 	}
 	cm, err := r.freshConfigMap(ctx, p.bench, searchConfigMapName(p.bench, t.spec))
 	if err != nil {
 		return nil, nil, err
+	}
+	if cm == nil && publishedRound(p.bench, s, t, start).Round > 0 {
+		// Rounds were published, so the search was stored: gone now means
+		// the results were stored and it was cleaned up.
+		stored, err := r.resultsStored(ctx, p.bench, t.spec)
+		if err != nil || stored {
+			return nil, nil, err
+		}
+		return nil, &runFailure{sbv1.ReasonResultsUnreadable, fmt.Sprintf("target %s: search rounds were published, and configmap %s with the steps is gone", t.spec.Name, searchConfigMapName(p.bench, t.spec))}, nil
 	}
 	run := &searchRun{Collected: -1, Searches: results.NewSearchProgress(t.plan.Searches)}
 	if cm != nil {

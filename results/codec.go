@@ -45,6 +45,10 @@ func (e *LogReadError) Unwrap() error { return e.Err }
 // end (it was killed, or never started).
 var ErrNoReport = errors.New("no client report in the log")
 
+// ErrReportIncomplete means the log ends inside a report: the client is
+// still writing it, or was killed while it did.
+var ErrReportIncomplete = errors.New("client report incomplete: the log ends before its end marker")
+
 // WriteClientReport writes the framed report, with what the merge reads of
 // each engine document (client_report_wire.go).
 func WriteClientReport(w io.Writer, r *ClientReport) error {
@@ -192,7 +196,7 @@ func lastFrame(log io.Reader, bufs *frameBuffers) ([]byte, string, error) {
 		return found, foundSum, nil
 	}
 	if sawBegin {
-		return nil, "", errors.New("client report incomplete: the log ends before its end marker")
+		return nil, "", ErrReportIncomplete
 	}
 	return nil, "", ErrNoReport
 }

@@ -124,9 +124,19 @@ func nextRate(s *sbv1.Search, jobs int64, steps []SearchStep) (*sbv1.StepLoad, *
 	}
 	paced := steps[1:]
 	full := len(steps) >= int(s.Target.MaxSteps)
-	if k := len(paced); k < len(rateFractions) && allPassed(paced) && !full {
-		offered := max(int64(rateFractions[k]*float64(ceiling)), jobs)
-		return &sbv1.StepLoad{OfferedIOPS: offered, QueueDepth: qd}, nil
+	if allPassed(paced) && !full {
+		// The next fraction above the last rate offered, in whole IOs per
+		// second per job: with many jobs and a slow target, fractions
+		// that round to the same rate are one step, not several.
+		last := int64(0)
+		if len(paced) > 0 {
+			last = paced[len(paced)-1].OfferedIOPS
+		}
+		for _, f := range rateFractions {
+			if offered := max(int64(f*float64(ceiling))/jobs*jobs, jobs); offered > last {
+				return &sbv1.StepLoad{OfferedIOPS: offered, QueueDepth: qd}, nil
+			}
+		}
 	}
 	// Bisect between the highest rate that held below the lowest that did
 	// not (the probe counts as failing at what it reached): the curve need
@@ -208,9 +218,20 @@ func concluded(s *sbv1.Search, steps []SearchStep, outcome SearchOutcome, capaci
 		c := *capacity
 		r.Capacity = &c
 	}
-	lowest := steps[0]
-	if s.Target.Vary == sbv1.SearchRate && len(steps) > 1 {
-		lowest = steps[1]
+	// What a bound not reachable failed at: the lowest load that failed
+	// (the probe, for a Rate search, only when it is the one step).
+	var lowest *SearchStep
+	for i := range steps {
+		st := &steps[i]
+		if st.Passed || (s.Target.Vary == sbv1.SearchRate && st.OfferedIOPS == 0 && len(steps) > 1) {
+			continue
+		}
+		if lowest == nil || st.OfferedIOPS < lowest.OfferedIOPS || (st.OfferedIOPS == lowest.OfferedIOPS && st.QueueDepth < lowest.QueueDepth) {
+			lowest = st
+		}
+	}
+	if lowest == nil {
+		lowest = &steps[0]
 	}
 	switch outcome {
 	case SearchNotReachable:
@@ -224,6 +245,9 @@ func concluded(s *sbv1.Search, steps []SearchStep, outcome SearchOutcome, capaci
 	default:
 		r.Message = fmt.Sprintf("%s IOPS with %s (%s %s us, at %s)",
 			Decimal(r.Capacity.AchievedIOPS, 0), bound, s.Target.Percentile, Decimal(float64(r.Capacity.AtPercentileNs)/1000, 1), loadWords(r.Capacity.StepLoad))
+		if allPassed(steps[min(1, len(steps)-1):]) && s.Target.Vary == sbv1.SearchQueueDepth {
+			r.Message += fmt.Sprintf("; maxSteps (%d) ran out before any depth failed or the largest (%d) was tried: the capacity is at least this", s.Target.MaxSteps, s.LargestQueueDepth())
+		}
 	}
 	return r
 }

@@ -13,7 +13,9 @@ import (
 type SearchProgress struct {
 	Search sbv1.Search   `json:"search"`
 	Steps  []SearchStep  `json:"steps,omitempty"`
-	Result *SearchResult `json:"result,omitempty"`
+	// Result is set once the search is over; not stored (the steps decide
+	// it again).
+	Result *SearchResult `json:"-"`
 }
 
 // NewSearchProgress starts every search with no step run.

@@ -247,3 +247,40 @@ func TestASearchDecidesTheSameFromStoredSteps(t *testing.T) {
 		}
 	}
 }
+
+func TestRateFractionsThatRoundAlikeAreOneStep(t *testing.T) {
+	// 64 jobs and a probe of 200 IOPS: 25 % and 50 % both round to 64 (one
+	// IO per second per job), 75 % and 90 % to 128.
+	s := testSearch(sbv1.SearchRate, 1_000_000, 32) // the probe (2 s) fails the bound (1 s)
+	model := func(step int, l sbv1.StepLoad) *RepetitionResult {
+		if l.OfferedIOPS == 0 {
+			return &RepetitionResult{Read: &DirectionStats{IOPS: 200, LatencyNs: LatencyNs{P99: 2_000_000_000}}}
+		}
+		return &RepetitionResult{Read: &DirectionStats{IOPS: float64(l.OfferedIOPS), LatencyNs: LatencyNs{P99: 1000}}}
+	}
+	r := runSearch(t, s, 64, model)
+	var offered []int64
+	for _, st := range r.Steps[1:] {
+		offered = append(offered, st.OfferedIOPS)
+	}
+	if len(offered) < 2 || offered[0] != 64 || offered[1] != 128 {
+		t.Fatalf("paced steps offered %v, want 64 then 128 (no repeats)", offered)
+	}
+	for i := 1; i < len(offered); i++ {
+		if offered[i] == offered[i-1] {
+			t.Fatalf("paced steps offered %v: a rate repeated", offered)
+		}
+	}
+}
+
+func TestAQueueDepthSearchOutOfStepsSaysTheCapacityIsAtLeastThat(t *testing.T) {
+	s := testSearch(sbv1.SearchQueueDepth, 1_000_000, 1024)
+	s.Target.MaxSteps = 4
+	fast := func(step int, l sbv1.StepLoad) *RepetitionResult {
+		return &RepetitionResult{Read: &DirectionStats{IOPS: 100 * float64(l.QueueDepth), LatencyNs: LatencyNs{P99: 10_000}}}
+	}
+	r := runSearch(t, s, 1, fast)
+	if r.Outcome != SearchFound || r.Capacity.QueueDepth != 8 || !strings.Contains(r.Message, "maxSteps (4) ran out before any depth failed or the largest (1024) was tried: the capacity is at least this") {
+		t.Fatalf("outcome %s at depth %d: %s", r.Outcome, r.Capacity.QueueDepth, r.Message)
+	}
+}

@@ -2,6 +2,7 @@ package results
 
 import (
 	"math"
+	"slices"
 
 	"github.com/storagebench/storagebench/engine/result"
 )
@@ -69,6 +70,14 @@ func (m *seriesMerge) add(ext *result.JobExtension) {
 	}
 }
 
+// maxStartSpread is how far from the others a job may start and still be
+// aligned with them; maxSeriesSeconds bounds a series (a cell lasts a day
+// at most, its ramp included).
+const (
+	maxStartSpread   = int64(10e9)
+	maxSeriesSeconds = 2 * 86400
+)
+
 // wholeInterval is the shortest interval that is a point: the engine's are
 // a second, and a last one cut short by the cell's end is not.
 const wholeInterval = 900
@@ -80,12 +89,26 @@ func (m *seriesMerge) series() *Series {
 	if len(m.jobs) == 0 {
 		return nil
 	}
+	// Seconds count from the earliest start among the jobs that started
+	// with the others (within maxStartSpread of their median): one job's
+	// clock far off would otherwise move every other job out of range.
+	starts := make([]int64, len(m.jobs))
+	for i, j := range m.jobs {
+		starts[i] = j.start
+	}
+	slices.Sort(starts)
+	median := starts[len(starts)/2]
 	earliest := int64(math.MaxInt64)
-	for _, j := range m.jobs {
-		earliest = min(earliest, j.start)
+	for _, st := range starts {
+		if st >= median-maxStartSpread {
+			earliest = min(earliest, st)
+		}
 	}
 	var points []seriesPoint
 	for _, j := range m.jobs {
+		if j.start < median-maxStartSpread || j.start > median+maxStartSpread {
+			continue // its intervals are in the cell's totals, not in its seconds
+		}
 		previous := int64(0)
 		for _, iv := range j.intervals {
 			length := iv.OffsetMs - previous
@@ -95,7 +118,7 @@ func (m *seriesMerge) series() *Series {
 			}
 			end := j.start + iv.OffsetMs*1e6 - earliest
 			k := int((end+5e8)/1e9) - 1 // the point the interval's end is nearest
-			if k < 0 || k >= 86400*2 {
+			if k < 0 || k >= maxSeriesSeconds {
 				continue // not a second of this cell: a clock the merge cannot use
 			}
 			for len(points) <= k {
@@ -115,7 +138,9 @@ func (m *seriesMerge) series() *Series {
 	}
 	width := (len(points) + MaxSeriesPoints - 1) / MaxSeriesPoints
 	s := &Series{IntervalSeconds: int32(width)}
-	for start := 0; start < len(points); start += width {
+	// A last group shorter than the width would show as a dip: its seconds
+	// are in the cell's totals, not in a point.
+	for start := 0; start+width <= len(points); start += width {
 		var sum seriesPoint
 		for _, p := range points[start:min(start+width, len(points))] {
 			for d := range 2 {

@@ -114,3 +114,28 @@ func TestACellOutsideTheSteadyStateRuleIsWarnedAbout(t *testing.T) {
 func ptrTo[T any](v T) *T { return &v }
 
 func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
+
+func TestALastShortGroupOfAWideSeriesIsNoPoint(t *testing.T) {
+	m := &seriesMerge{}
+	var ivs []result.Interval
+	for i := int64(1); i <= 1001; i++ { // 1001 s at 4 s a point: 250 whole points and 1 s left
+		ivs = append(ivs, interval(i*1000, 10, 0, 0, 1))
+	}
+	m.add(&result.JobExtension{StartUnixNano: 1e18, TimeSeries: ivs})
+	s := m.series()
+	if s.IntervalSeconds != 4 || s.Len() != 250 || s.IOPS(249) != 10 {
+		t.Fatalf("%d points of %d s, last %v IOPS", s.Len(), s.IntervalSeconds, s.IOPS(s.Len()-1))
+	}
+}
+
+func TestAJobWithAClockFarOffDoesNotMoveTheOthers(t *testing.T) {
+	const start = int64(1_700_000_000_000_000_000)
+	m := &seriesMerge{}
+	for _, at := range []int64{start, start + 2_000_000, 0} { // the last: a start of 1970
+		m.add(&result.JobExtension{StartUnixNano: at, TimeSeries: []result.Interval{interval(1000, 100, 0, 0, 1), interval(2000, 100, 0, 0, 1)}})
+	}
+	s := m.series()
+	if s.Len() != 2 || s.ReadIOs[0] != 200 || s.ReadIOs[1] != 200 {
+		t.Fatalf("series %+v: the two jobs that started together make it", s)
+	}
+}

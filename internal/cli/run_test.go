@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -68,8 +69,9 @@ func TestRunQuickstartEndToEnd(t *testing.T) {
 	if rr.Comparison == nil || rr.Comparison.Baseline != "standard" || len(rr.Comparison.Cells) != 5 || rr.Recommendation == nil {
 		t.Fatalf("comparison %+v recommendation %+v", rr.Comparison, rr.Recommendation)
 	}
-	if !strings.Contains(stderr, "10/10 cells") {
-		t.Errorf("no final progress line on stderr:\n%s", stderr)
+	// 10 matrix cell runs and the search's steps, all done at the end.
+	if final := regexp.MustCompile(`\] (\d+)/(\d+) cells in `).FindStringSubmatch(stderr); final == nil || final[1] != final[2] {
+		t.Errorf("no final progress line with every cell run done on stderr:\n%s", stderr)
 	}
 
 	// The same result, rendered as the table from the saved file.
@@ -82,7 +84,8 @@ func TestRunQuickstartEndToEnd(t *testing.T) {
 		t.Fatalf("report exit %d: %s", code, stderr)
 	}
 	for _, want := range []string{
-		"Benchmark quickstart: 2 target(s), 5 cell(s), 2 client(s) per target",
+		"Benchmark quickstart: 2 target(s), 5 cell(s), 1 capacity search(es), 2 client(s) per target",
+		"Capacity p99-2ms-bs4k-r100: the most IOPS with P99 <= 2000 us (vary QueueDepth)",
 		"rand: random 4k, queue depth 16, 1 job(s) x 2 client(s), 5 s",
 		"100% read", "70% read", "0% read",
 		"seq: sequential 1m, queue depth 4",
@@ -93,7 +96,7 @@ func TestRunQuickstartEndToEnd(t *testing.T) {
 		}
 	}
 	code, page, _ := run(t, "report", "-f", file, "-o", "html")
-	if code != 0 || !strings.Contains(page, "<svg") || !strings.Contains(page, "IOPS relative to standard") {
+	if code != 0 || !strings.Contains(page, "<svg") || !strings.Contains(page, "IOPS relative to standard") || !strings.Contains(page, "P99 latency vs IOPS carried, per step") {
 		t.Errorf("html report: exit %d, %d bytes", code, len(page))
 	}
 }

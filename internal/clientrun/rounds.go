@@ -35,7 +35,7 @@ func (c *Client) runRounds(ctx context.Context, report *results.ClientReport, da
 		if err := c.Emit(report); err != nil {
 			return fmt.Errorf("handing over the report of round %d: %w", report.Round, err)
 		}
-		waitCtx, cancel := context.WithTimeout(ctx, time.Duration(max(c.Plan.WaitForStartSeconds, 1))*time.Second)
+		waitCtx, cancel := context.WithTimeout(ctx, time.Duration(max(c.Plan.WaitForRoundSeconds, c.Plan.WaitForStartSeconds, 1))*time.Second)
 		record, offset, err := rounds.WaitRound(waitCtx, round)
 		cancel()
 		report.Round, report.Runs = round, nil

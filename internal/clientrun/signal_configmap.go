@@ -72,6 +72,11 @@ func (s *ConfigMapSignal) WaitRound(ctx context.Context, round int32) (plan.Roun
 			return r.StartRecord, false, fmt.Errorf("round %d is published while this client waits for round %d: it fell behind the others", r.Round, round)
 		}
 		record = r
+		if r.Done {
+			// Nothing is timed after it: neither its lateness nor the
+			// clock matters, and a client must not fail on them there.
+			return plan.StartRecord{}, true, nil
+		}
 		return r.StartRecord, true, nil
 	})
 	return record, offset, err
@@ -135,6 +140,9 @@ func (s *ConfigMapSignal) poll(ctx context.Context, key string, primeOnly bool, 
 // start only after it has passed is refused too: its cells would not
 // overlap the others'.
 func (s *ConfigMapSignal) clockWindow(record plan.StartRecord, received time.Time) (time.Duration, error) {
+	if record.PublishedAt.IsZero() {
+		return 0, nil // a record that times nothing (a done round)
+	}
 	hi := received.Sub(record.PublishedAt)
 	estimate := hi
 	if !s.lastMiss.IsZero() {

@@ -17,6 +17,11 @@ func Shared(t *sbv1.Target) bool {
 	return t.AccessMode == corev1.ReadWriteMany || t.ExistingClaimName != nil
 }
 
+// roundWaitMargin is what a client waits for a search round beyond the
+// controller's collection timeout: a publication's lead, and a manager
+// restarting.
+const roundWaitMargin = 120
+
 // Build makes a target's plan from the spec. path is where the volume is
 // (MountPath or DevicePath in a pod, a directory for the local runner).
 func Build(b *sbv1.StorageBenchmark, t *sbv1.Target, path string) *Plan {
@@ -57,6 +62,7 @@ func Build(b *sbv1.StorageBenchmark, t *sbv1.Target, path string) *Plan {
 		},
 		Slots:                      slots,
 		Searches:                   Searches(spec, t.Name),
+		WaitForRoundSeconds:        spec.Timeouts.CollectSeconds + roundWaitMargin,
 		IOEngine:                   "auto",
 		MaxClockOffsetMilliseconds: spec.Clients.MaxClockOffsetMilliseconds,
 		WaitForStartSeconds:        spec.Timeouts.VolumeBindSeconds + spec.Timeouts.PrepareSeconds,

@@ -43,6 +43,11 @@ type Plan struct {
 	// WaitForStartSeconds bounds how long a ready client waits for the start
 	// instant before giving up.
 	WaitForStartSeconds int32 `json:"waitForStartSeconds"`
+	// WaitForRoundSeconds bounds how long a client of a target with
+	// searches waits for the next round: the controller may wait for the
+	// slowest client's report for timeouts.collectSeconds, and a manager
+	// that fails over takes a while to pick up.
+	WaitForRoundSeconds int32 `json:"waitForRoundSeconds,omitempty"`
 	// Searches are the capacity searches of the target. With any, clients
 	// stay up after the slots: each writes its report of the round and
 	// waits for the next round the controller publishes (RoundRecord),
