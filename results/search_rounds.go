@@ -11,8 +11,8 @@ import (
 // comes next (NextSearchStep), so progress stored between rounds resumes
 // where it stopped.
 type SearchProgress struct {
-	Search sbv1.Search   `json:"search"`
-	Steps  []SearchStep  `json:"steps,omitempty"`
+	Search sbv1.Search  `json:"search"`
+	Steps  []SearchStep `json:"steps,omitempty"`
 	// Result is set once the search is over; not stored (the steps decide
 	// it again).
 	Result *SearchResult `json:"-"`
