@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"sync"
@@ -209,8 +210,20 @@ func (e *logNotFetched) Unwrap() error { return e.err }
 
 // readReport reads one client's report from its log.
 func (r *StorageBenchmarkReconciler) readReport(ctx context.Context, pod *corev1.Pod) (*results.ClientReport, error) {
+	return r.readReportSince(ctx, pod, time.Time{})
+}
+
+// readReportSince reads the last report a client wrote after since (the
+// whole log when since is zero, or the reader cannot skip lines).
+func (r *StorageBenchmarkReconciler) readReportSince(ctx context.Context, pod *corev1.Pod, since time.Time) (*results.ClientReport, error) {
 	// One byte over the limit tells a log that was cut from one that fits.
-	log, err := r.Logs.ReadLog(ctx, pod.Namespace, pod.Name, engineContainer, results.MaxReportBytes+1)
+	var log io.ReadCloser
+	var err error
+	if sr, ok := r.Logs.(SinceLogReader); ok && !since.IsZero() {
+		log, err = sr.ReadLogSince(ctx, pod.Namespace, pod.Name, engineContainer, results.MaxReportBytes+1, since)
+	} else {
+		log, err = r.Logs.ReadLog(ctx, pod.Namespace, pod.Name, engineContainer, results.MaxReportBytes+1)
+	}
 	if err != nil {
 		return nil, &logNotFetched{err: err}
 	}

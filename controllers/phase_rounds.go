@@ -46,6 +46,10 @@ type searchRun struct {
 	unstored bool
 }
 
+// logSinceMargin is how much earlier than a round's start its clients'
+// logs are read from, beside the clock offset the spec allows.
+const logSinceMargin = 5 * time.Second
+
 // searchStateKey holds a searchRun in the search ConfigMap, beside the base
 // result (results.EncodeStored's keys).
 const searchStateKey = "search.json"
@@ -128,7 +132,13 @@ func publishedRound(b *sbv1.StorageBenchmark, s *snapshot, t *targetRun, start p
 // report over yet.
 func (r *StorageBenchmarkReconciler) collectRound(ctx context.Context, p *pass, s *snapshot, t *targetRun, run *searchRun, round plan.RoundRecord, end time.Time) (targetStep, error) {
 	t.status.State = sbv1.TargetCollecting
-	reports, pending, failure := r.roundReports(ctx, p, s, t, round.Round)
+	// The round's report is among the lines written since its start; the
+	// margin covers the node's clock being off the controller's.
+	since := round.Start.Add(-t.plan.MaxClockOffset() - logSinceMargin)
+	if round.Round == 0 {
+		since = time.Time{} // round 0: the whole log, as any target's
+	}
+	reports, pending, failure := r.roundReports(ctx, p, s, t, round.Round, since)
 	if failure != nil {
 		return targetStep{failure: failure}, nil
 	}
@@ -206,7 +216,7 @@ func checkRoundIsDecided(t *targetRun, run *searchRun, round plan.RoundRecord) *
 // round. Clients whose report of the round is not in their log yet are
 // pending, by pod (or a count of pods missing); a report with an error, of
 // a later round, or unreadable fails the run.
-func (r *StorageBenchmarkReconciler) roundReports(ctx context.Context, p *pass, s *snapshot, t *targetRun, round int32) ([]*results.ClientReport, []string, *runFailure) {
+func (r *StorageBenchmarkReconciler) roundReports(ctx context.Context, p *pass, s *snapshot, t *targetRun, round int32, since time.Time) ([]*results.ClientReport, []string, *runFailure) {
 	pods := s.targetPods(p.bench, t.spec)
 	var (
 		mu      sync.Mutex
@@ -220,7 +230,7 @@ func (r *StorageBenchmarkReconciler) roundReports(ctx context.Context, p *pass, 
 		wg.Go(func() {
 			slots <- struct{}{}
 			defer func() { <-slots }()
-			report, err := r.readReport(ctx, pod)
+			report, err := r.readReportSince(ctx, pod, since)
 			mu.Lock()
 			defer mu.Unlock()
 			var notFetched *logNotFetched
