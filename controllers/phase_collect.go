@@ -12,7 +12,6 @@ import (
 
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -145,14 +144,9 @@ func (r *StorageBenchmarkReconciler) storedResult(ctx context.Context, b *sbv1.S
 // resultsStored reports, from the API server, whether the target's results
 // of this generation are stored.
 func (r *StorageBenchmarkReconciler) resultsStored(ctx context.Context, b *sbv1.StorageBenchmark, t *sbv1.Target) (bool, error) {
-	cm := &corev1.ConfigMap{}
-	name := resultsConfigMapName(b, t)
-	err := r.APIReader.Get(ctx, types.NamespacedName{Namespace: b.Namespace, Name: name}, cm)
-	switch {
-	case apierrors.IsNotFound(err):
-		return false, nil
-	case err != nil:
-		return false, fmt.Errorf("reading results configmap %s: %w", name, err)
+	cm, err := r.freshConfigMap(ctx, b, resultsConfigMapName(b, t))
+	if err != nil || cm == nil {
+		return false, err
 	}
 	return cm.Labels[labelGeneration] == generationLabel(b.Generation), nil
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
@@ -223,13 +224,11 @@ func (r *StorageBenchmarkReconciler) roundReports(ctx context.Context, p *pass, 
 		reports []*results.ClientReport
 		pending []string
 		failure *runFailure
-		wg      sync.WaitGroup
-		slots   = make(chan struct{}, reportReaders)
+		g       errgroup.Group
 	)
+	g.SetLimit(reportReaders)
 	for _, pod := range pods {
-		wg.Go(func() {
-			slots <- struct{}{}
-			defer func() { <-slots }()
+		g.Go(func() error {
 			report, err := r.readReportSince(ctx, pod, since)
 			mu.Lock()
 			defer mu.Unlock()
@@ -250,9 +249,10 @@ func (r *StorageBenchmarkReconciler) roundReports(ctx context.Context, p *pass, 
 			default:
 				reports = append(reports, report)
 			}
+			return nil
 		})
 	}
-	wg.Wait()
+	_ = g.Wait() // every outcome is in pending, failure or reports
 	if missing := int(p.bench.Spec.Clients.Count) - len(pods); missing > 0 {
 		pending = append(pending, fmt.Sprintf("%d client pod(s) missing", missing))
 	}

@@ -40,16 +40,10 @@ func evaluateSearchThreshold(spec *sbv1.StorageBenchmarkSpec, th *sbv1.Threshold
 			if found >= float64(*th.MinIOPSAtLatency) {
 				continue
 			}
-			v := sbv1.Violation{
-				Threshold: name, Severity: severity(th), Target: target, Cell: s.Name, Metric: MetricIOPSAtLatency,
+			ev.record(th, sbv1.Violation{
+				Threshold: name, Target: target, Cell: s.Name, Metric: MetricIOPSAtLatency,
 				Limit: fmt.Sprint(*th.MinIOPSAtLatency), Measured: Decimal(found, 1),
-			}
-			ev.Violations = append(ev.Violations, v)
-			if v.Severity == sbv1.SeverityFail {
-				ev.FailingTargets[target] = true
-			} else {
-				ev.WarnedTargets[target] = true
-			}
+			})
 		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
+	"k8s.io/utils/ptr"
+
 	"github.com/storagebench/storagebench/engine/result"
 )
 
@@ -85,14 +87,14 @@ func TestTheSteadyStateRuleMeasuresExcursionAndSlopeOverTheLastWindow(t *testing
 		t.Fatalf("%+v", st)
 	}
 	// alternating noise: a large excursion, no trend
-	st, _ = JudgeSteadyState(seriesOf(750, 1250, 750, 1250, 750, 1250), (&sbv1.SteadyStateCheck{WindowSeconds: ptrTo(int32(4))}).Rule())
+	st, _ = JudgeSteadyState(seriesOf(750, 1250, 750, 1250, 750, 1250), (&sbv1.SteadyStateCheck{WindowSeconds: ptr.To(int32(4))}).Rule())
 	if st.Points != 4 || math.Abs(st.ExcursionPercent-50) > 1e-9 || st.SlopePercent > 31 {
 		t.Fatalf("%+v", st)
 	}
 	if _, ok := JudgeSteadyState(seriesOf(1, 2, 3), rule); ok {
 		t.Fatalf("a series shorter than the window was judged")
 	}
-	if _, ok := JudgeSteadyState(seriesOf(1, 2, 3, 4, 5, 6), (&sbv1.SteadyStateCheck{WindowSeconds: ptrTo(int32(0))}).Rule()); ok {
+	if _, ok := JudgeSteadyState(seriesOf(1, 2, 3, 4, 5, 6), (&sbv1.SteadyStateCheck{WindowSeconds: ptr.To(int32(0))}).Rule()); ok {
 		t.Fatalf("a window of 0 turns the rule off")
 	}
 }
@@ -104,16 +106,12 @@ func TestACellOutsideTheSteadyStateRuleIsWarnedAbout(t *testing.T) {
 	}}
 	var got []string
 	steadyStateWarnings(tr, (*sbv1.SteadyStateCheck)(nil).Rule(), func(reason, cell, format string, args ...any) {
-		got = append(got, reason+" "+cell+": "+sprintf(format, args...))
+		got = append(got, reason+" "+cell+": "+fmt.Sprintf(format, args...))
 	})
 	if len(got) != 1 || !strings.HasPrefix(got[0], "NotSteadyState climbing: IOPS not steady over the last 5 samples: excursion 40 % of the mean (limit 20 %), trend 40 % (limit 10 %)") {
 		t.Fatalf("warnings %q", got)
 	}
 }
-
-func ptrTo[T any](v T) *T { return &v }
-
-func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
 
 func TestALastShortGroupOfAWideSeriesIsNoPoint(t *testing.T) {
 	m := &seriesMerge{}

@@ -75,13 +75,7 @@ func EvaluateWithHistory(spec *sbv1.StorageBenchmarkSpec, results map[string]*Ta
 				}
 				for _, v := range check(th, rep, ref, ok) {
 					v.Threshold, v.Target, v.Cell = name, target, cell.Name
-					v.Severity = severity(th)
-					ev.Violations = append(ev.Violations, v)
-					if v.Severity == sbv1.SeverityFail {
-						ev.FailingTargets[target] = true
-					} else {
-						ev.WarnedTargets[target] = true
-					}
+					ev.record(th, v)
 				}
 			}
 		}
@@ -99,6 +93,18 @@ func EvaluateWithHistory(spec *sbv1.StorageBenchmarkSpec, results map[string]*Ta
 		ev.Verdict = sbv1.VerdictPassed
 	}
 	return ev
+}
+
+// record adds a broken threshold's violation, with the threshold's
+// severity, and marks its target failing or warned.
+func (ev *Evaluation) record(th *sbv1.Threshold, v sbv1.Violation) {
+	v.Severity = severity(th)
+	ev.Violations = append(ev.Violations, v)
+	if v.Severity == sbv1.SeverityFail {
+		ev.FailingTargets[v.Target] = true
+	} else {
+		ev.WarnedTargets[v.Target] = true
+	}
 }
 
 // ThresholdName is the threshold's name, or one derived from its workload
