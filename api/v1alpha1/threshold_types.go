@@ -66,6 +66,7 @@ type Threshold struct {
 	// searches by blockSize and readPercent.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1000000000000
 	MinIOPSAtLatency *int64 `json:"minIOPSAtLatency,omitempty"`
 
 	// maxRegression is how much worse than the baseline target a target may

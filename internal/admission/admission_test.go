@@ -277,6 +277,10 @@ func TestAdmissionRejectsInvalidSpecsNamingTheFieldAndCause(t *testing.T) {
 			set(t, o, "spec.workloads[0].blockSizes", []any{"4Ki", "8Ki"})
 			set(t, o, "spec.workloads[0].readPercents", []any{0, 10, 20, 30, 40, 50, 60, 70, 80})
 		}, "spec.workloads", "the workloads with latencyTarget make more than 16 searches"},
+		{"a capacity threshold beyond any storage", func(t *testing.T, o map[string]any) {
+			set(t, o, "spec.thresholds[0].minIOPS", nil)
+			set(t, o, "spec.thresholds[0].minIOPSAtLatency", 1000000000001)
+		}, "spec.thresholds[0].minIOPSAtLatency", "should be less than or equal to 1000000000000"},
 		{"a search with too many steps", func(t *testing.T, o map[string]any) {
 			set(t, o, "spec.workloads[0].latencyTarget", map[string]any{"microseconds": 2000, "maxSteps": 25})
 		}, "spec.workloads[0].latencyTarget.maxSteps", "should be less than or equal to 24"},
