@@ -28,7 +28,8 @@ func TestParseArgs(t *testing.T) {
 	a, b := jobs[0], jobs[1]
 	wantA := JobSpec{Name: "a", Filenames: []string{"/x/f1", "/x/f2"}, NrFiles: 1, Size: 1 << 30, RW: RWRandMixed, RWMixRead: 70,
 		BlockSize: 4096, BSMin: 4096, BSMax: 4096, IODepth: 16, NumJobs: 4, Runtime: 10 * time.Second, Ramp: 2 * time.Second,
-		TimeBased: true, Direct: true, Sync: true, IOEngine: EngineIOUring, RandRepeat: true, RandSeed: fioDefaultSeed, Fill: FillIfMissing, Invalidate: true}
+		TimeBased: true, Direct: true, Sync: true, IOEngine: EngineIOUring, RandRepeat: true, RandSeed: fioDefaultSeed, Fill: FillIfMissing, Invalidate: true,
+		LatencyPercentile: 100, SteadyState: defaultSteadyState}
 	a.Options = nil
 	if !reflect.DeepEqual(a, wantA) {
 		t.Errorf("job a = %+v\nwant    %+v", a, wantA)

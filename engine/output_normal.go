@@ -47,6 +47,12 @@ func writeNormal(w io.Writer, doc *result.Document) error {
 		}
 		fmt.Fprintf(&b, "  cpu          : usr=%.2f%%, sys=%.2f%%, ctx=%d, majf=%d, minf=%d\n", j.UsrCPU, j.SysCPU, j.Ctx, j.MajF, j.MinF)
 		fmt.Fprintf(&b, "  IO depths    : %s\n", depthLine(j.IODepth))
+		if lt := j.LatencyTarget; lt != nil {
+			fmt.Fprintf(&b, "     latency   : target=%d, window=%d, percentile=%.2f%%, depth=%d\n", lt.TargetNs, lt.WindowUs, lt.Percentile, lt.Depth)
+		}
+		if ss := j.SteadyState; ss != nil {
+			writeSteadyState(&b, ss)
+		}
 		fmt.Fprintf(&b, "  run          : %d msec\n", max(j.Read.Runtime, j.Write.Runtime))
 	}
 	env := doc.Storagebench.Environment
@@ -145,4 +151,26 @@ func depthLine(m map[string]float64) string {
 		parts = append(parts, fmt.Sprintf("%s=%.1f%%", k, m[k]))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// writeSteadyState prints fio's steadystate line: whether it was attained,
+// the window's mean bandwidth and IOPS, and the last judgement.
+func writeSteadyState(b *strings.Builder, ss *result.SteadyState) {
+	crit, _, _ := strings.Cut(ss.SS, ":")
+	metric, slope := strings.CutSuffix(crit, "_slope")
+	judged := " mean dev"
+	if slope {
+		judged = " slope"
+	}
+	value, pct := strings.CutSuffix(ss.Criterion, "%")
+	unit := ""
+	if pct {
+		unit = "%"
+	}
+	attained := "no"
+	if ss.Attained == 1 {
+		attained = "yes"
+	}
+	fmt.Fprintf(b, "  steadystate  : attained=%s, bw=%s/s (%s/s), iops=%s, %s%s=%.3f%s\n", attained, bytesIEC(float64(ss.Data.BwMean)),
+		bytesSI(float64(ss.Data.BwMean)), countSI(float64(ss.Data.IOPSMean)), metric, judged, parseF(value), unit)
 }

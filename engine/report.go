@@ -33,6 +33,12 @@ type aggregate struct {
 	startWall, endWall  time.Time
 	startNano, endNano  int64
 	workers             int
+	// latencyJob and latencyDepth are a latency_target job's and the
+	// depth its search ended at (the last clone's with group_reporting,
+	// as fio's); steady is the entry's steady-state window.
+	latencyJob   *JobSpec
+	latencyDepth int
+	steady       *steadyUnit
 }
 
 // add merges one "job" (a clone: its lanes run in parallel, so their
@@ -70,6 +76,12 @@ func (a *aggregate) addClone(lanes []*worker) {
 		}
 		a.workers++
 		a.mergeSeries(s.series)
+		if w.latency != nil {
+			a.latencyJob, a.latencyDepth = w.job, w.latency.depth
+		}
+		if w.steady != nil {
+			a.steady = w.steady
+		}
 	}
 	a.runtimeSum += cloneRuntime
 }
@@ -181,6 +193,13 @@ func (a *aggregate) fioJob(opts RunOptions) result.Job {
 	all.Merge(&a.dir[0].lat)
 	all.Merge(&a.dir[1].lat)
 	j.LatencyNs, j.LatencyUs, j.LatencyMs = latencyBuckets(&all)
+	if lj := a.latencyJob; lj != nil {
+		j.LatencyTarget = &result.LatencyTarget{Depth: a.latencyDepth, TargetNs: int64(lj.LatencyTarget),
+			Percentile: lj.LatencyPercentile, WindowUs: lj.LatencyWindow.Microseconds()}
+	}
+	if a.steady != nil {
+		j.SteadyState = a.steady.window.result()
+	}
 	return j
 }
 

@@ -59,8 +59,12 @@ func Run(ctx context.Context, jobs []JobSpec, opts RunOptions) (*result.Document
 	for i := range jobs {
 		exitAll = exitAll || jobs[i].ExitAll
 	}
+	groups := runGroups(jobs)
+	if err := checkSteadyGroups(groups, opts.GroupReporting); err != nil {
+		return nil, err
+	}
 	var doc *result.Document
-	for _, g := range runGroups(jobs) {
+	for _, g := range groups {
 		g.exitAll = exitAll
 		ex, err := execute(ctx, g, opts)
 		if err != nil {
@@ -186,6 +190,7 @@ func execute(ctx context.Context, g runGroup, opts RunOptions) (*execution, erro
 		}
 		all = append(all, r.workers...)
 	}
+	steadyUnits := newSteadyUnits(runs, g.reportGroups, opts.GroupReporting)
 
 	var stop atomic.Bool
 	sched := &runSchedule{stop: &stop, interval: int64(opts.Interval)}
@@ -218,9 +223,16 @@ func execute(ctx context.Context, g runGroup, opts RunOptions) (*execution, erro
 	}()
 	ex := &execution{runs: runs, targets: targets, startWall: time.Now()}
 	sched.start = nanotime()
+	watched := make(chan struct{})
+	if steadyUnits != nil {
+		go watchSteadyState(steadyUnits, sched.start, finished, watched)
+	} else {
+		close(watched)
+	}
 	close(begin)
 	wg.Wait()
 	close(finished)
+	<-watched // the units' windows are read by the report
 	for _, w := range all {
 		ex.ran = ex.ran || w.ran
 		if w.err != nil && ex.err == nil {
@@ -239,6 +251,9 @@ func planWorkers(jobs []JobSpec, place *placement) ([]*jobRun, error) {
 	for ji := range jobs {
 		j := &jobs[ji]
 		p := planBackend(j)
+		if j.LatencyTarget > 0 && p.lanes > 1 {
+			return nil, fmt.Errorf("%w: job %q: latency_target: ioengine=auto fell back to psync, which keeps iodepth=%d with %d threads of depth 1 whose number cannot change while they run (%s); give ioengine=io_uring or libaio where they work, or psync for depth 1", ErrUsage, j.Name, j.IODepth, p.lanes, p.reason)
+		}
 		r := &jobRun{spec: j, kind: p.kind, reason: p.reason, lanes: p.lanes}
 		for c := 0; c < j.NumJobs; c++ {
 			files, err := j.resolveFiles(c)

@@ -194,6 +194,22 @@ type JobSpec struct {
 	// is shared or split.
 	CPUsAllowed       []int
 	CPUsAllowedPolicy string
+	// LatencyTarget, when set, makes each clone search for the deepest
+	// queue (up to IODepth) at which its IOs meet this latency (fio's
+	// latency_target; see latency_target.go). LatencyWindow is how long
+	// each depth is judged, LatencyPercentile the share of a window's IOs
+	// that must meet it (default 100), and LatencyRun keeps searching
+	// until the job ends instead of ending it once the depth is found.
+	LatencyTarget, LatencyWindow time.Duration
+	LatencyPercentile            float64
+	LatencyRun                   bool
+	// SteadyState ends the job (with group_reporting, its reporting
+	// group) once the last SteadyDuration of 1 s IOPS or bandwidth
+	// samples meet its criterion, the samples starting after SteadyRamp
+	// (fio's steadystate, ss_dur, ss_ramp; see steady_state.go). A zero
+	// SteadyDuration leaves it off.
+	SteadyState                SteadyStateCriterion
+	SteadyDuration, SteadyRamp time.Duration
 	// Options are the options given for this job (not inherited from the
 	// global section), echoed as fio's "job options".
 	Options map[string]string
@@ -235,6 +251,10 @@ func defaultJob() JobSpec {
 		RandSeed:   fioDefaultSeed,
 		Fill:       FillIfMissing,
 		Invalidate: true,
+		// fio's defaults: every IO must meet a latency_target, and a
+		// steady state is a slope under 0.01 % of the mean IOPS.
+		LatencyPercentile: 100,
+		SteadyState:       defaultSteadyState,
 	}
 }
 
@@ -374,6 +394,12 @@ func (j *JobSpec) validate() error {
 		}
 	}
 	if err := j.validateFileOp(); err != nil {
+		return err
+	}
+	if err := j.validateLatencyTarget(); err != nil {
+		return err
+	}
+	if err := j.validateSteadyState(); err != nil {
 		return err
 	}
 	switch j.Fill {

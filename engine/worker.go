@@ -76,6 +76,16 @@ type worker struct {
 	groupStop *atomic.Bool
 	exitAll   bool
 
+	// latency is the clone's latency_target search (nil without one);
+	// latencyFound ends the job once the search is over.
+	latency      *latencySearch
+	latencyFound bool
+	// progress counts completions for the steady-state monitor, which
+	// stops steady once the worker's unit is steady (both nil unless the
+	// job has ss_dur).
+	progress *ioProgress
+	steady   *steadyUnit
+
 	// opBuf is what sb_fileread reads into and sb_create_write writes
 	// from; order the file engines' visiting order (see fileops.go).
 	opBuf []byte
@@ -161,6 +171,9 @@ func (w *worker) setup() error {
 	}
 	w.be, w.features = be, features
 	w.timeSlat = w.kind != EnginePsync
+	if j.LatencyTarget > 0 {
+		w.latency = newLatencySearch(j, w.depth)
+	}
 	if !j.TimeBased {
 		var regions int64
 		for _, f := range w.files {
@@ -241,6 +254,9 @@ func (w *worker) run(s runSchedule) {
 		if pace != nil {
 			pace.restart(at)
 		}
+		if w.latency != nil {
+			w.latency.restart(at)
+		}
 	}
 	if j.Ramp == 0 {
 		beginMeasure(start)
@@ -262,12 +278,19 @@ func (w *worker) run(s runSchedule) {
 		if !measuring && now >= rampEnd {
 			beginMeasure(rampEnd)
 		}
-		stopping := w.err != nil || now >= end || s.stop.Load() || w.groupStop.Load() || (measuring && w.limitReached())
+		stopping := w.err != nil || now >= end || s.stop.Load() || w.groupStop.Load() || (measuring && w.limitReached()) ||
+			w.latencyFound || (w.steady != nil && w.steady.stop.Load())
 		if stopping && inflight == 0 {
 			break
 		}
-		if !stopping && len(w.free) > 0 {
-			n := len(w.free)
+		// room is how many IOs may be issued now: every free slot, or
+		// what a latency_target search's current depth leaves.
+		room := len(w.free)
+		if w.latency != nil {
+			room = min(room, w.latency.room(inflight))
+		}
+		if !stopping && room > 0 {
+			n := room
 			if pace != nil {
 				n = min(n, pace.due(now))
 			}
@@ -305,10 +328,10 @@ func (w *worker) run(s runSchedule) {
 		}
 		// How many completions to wait for, and how long: see decideWait.
 		ws := waitState{
-			now: now, inflight: inflight, free: len(w.free), paced: pace != nil,
+			now: now, inflight: inflight, free: room, paced: pace != nil,
 			measuring: measuring, rampEnd: rampEnd, end: end, nextBoundary: nextBoundary, stopping: stopping,
 		}
-		if pace != nil && len(w.free) > 0 && !stopping {
+		if pace != nil && room > 0 && !stopping {
 			ws.nextDue = pace.nextDue() // only then does decideWait read it
 		}
 		wd := decideWait(ws)
@@ -327,6 +350,16 @@ func (w *worker) run(s runSchedule) {
 		if measuring {
 			if t == 0 {
 				t = nanotime()
+			}
+			if w.latency != nil && !w.latencyFound {
+				switch w.latency.turn(t, inflight) {
+				case latencyFinalRun:
+					// The depth is found: measure it alone, as
+					// fio resets its statistics here.
+					beginMeasure(t)
+				case latencyDone:
+					w.latencyFound = true
+				}
 			}
 			for t >= nextBoundary {
 				w.stats.closeInterval(nextBoundary - w.stats.start)
@@ -448,12 +481,16 @@ func (w *worker) limitReached() bool {
 // complete accounts the completions in w.comps, all stamped tc.
 func (w *worker) complete(tc int64, measuring bool) {
 	st := &w.stats
+	var done, doneBytes int64 // reads and writes, for w.progress
 	for _, c := range w.comps {
 		s := &w.slots[c.slot]
 		w.free = append(w.free, c.slot)
 		if c.res < 0 {
 			w.fail(ioError(w.job, &w.files[s.file], s, unix.Errno(-c.res)))
 			continue
+		}
+		if s.op != opFsync {
+			done, doneBytes = done+1, doneBytes+int64(c.res)
 		}
 		if !measuring {
 			continue
@@ -466,6 +503,9 @@ func (w *worker) complete(tc int64, measuring bool) {
 		d.clat.Record(tc - s.issue)
 		lat := tc - s.intended
 		d.lat.Record(lat)
+		if w.latency != nil && !w.latency.observe(lat) {
+			w.fail(latencyMissed(w.job, lat))
+		}
 		st.interval.Record(lat)
 		d.ios++
 		d.bytes += int64(c.res)
@@ -475,6 +515,18 @@ func (w *worker) complete(tc int64, measuring bool) {
 			d.short++
 		}
 	}
+	if w.progress != nil {
+		w.progress.ios.Add(done)
+		w.progress.bytes.Add(doneBytes)
+	}
+}
+
+// latencyMissed is the failure of a latency_target job whose IO missed the
+// target at queue depth 1 while every IO must meet it (fio's "latency of N
+// nsec exceeds specified max", ETIMEDOUT).
+func latencyMissed(j *JobSpec, lat int64) error {
+	return fmt.Errorf("job %q: latency_target: an IO took %v at queue depth 1, more than the target %v, and latency_percentile=100 requires every IO to meet it: %w",
+		j.Name, time.Duration(lat), j.LatencyTarget, unix.ETIMEDOUT)
 }
 
 // fail records the first error; the loop then stops issuing and drains.

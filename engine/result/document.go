@@ -42,6 +42,43 @@ type Job struct {
 	LatencyNs  map[string]float64 `json:"latency_ns,omitempty"`
 	LatencyUs  map[string]float64 `json:"latency_us,omitempty"`
 	LatencyMs  map[string]float64 `json:"latency_ms,omitempty"`
+	// LatencyTarget is a latency_target job's search, fio's four
+	// latency_* fields inlined at the job's level.
+	*LatencyTarget
+	SteadyState *SteadyState `json:"steadystate,omitempty"`
+}
+
+// LatencyTarget is fio's result of a latency_target search, with fio's
+// units: the target in nanoseconds, the window in microseconds.
+type LatencyTarget struct {
+	// Depth is the queue depth the search ended at.
+	Depth      int     `json:"latency_depth"`
+	TargetNs   int64   `json:"latency_target"`
+	Percentile float64 `json:"latency_percentile"`
+	WindowUs   int64   `json:"latency_window"`
+}
+
+// SteadyState is fio's "steadystate" object: the criterion ("ss", as
+// iops_slope:0.010000%), the window in seconds, whether it was attained,
+// the last judgement ("criterion", with % when the limit is a percentage)
+// and its parts, and the window's samples.
+type SteadyState struct {
+	SS           string          `json:"ss"`
+	Duration     int64           `json:"duration"`
+	Attained     int             `json:"attained"`
+	Criterion    string          `json:"criterion"`
+	MaxDeviation float64         `json:"max_deviation"`
+	Slope        float64         `json:"slope"`
+	Data         SteadyStateData `json:"data"`
+}
+
+// SteadyStateData is the window's samples, oldest first: IOPS and
+// bandwidth in bytes per second, and their means.
+type SteadyStateData struct {
+	BwMean   int64   `json:"bw_mean"`
+	IOPSMean int64   `json:"iops_mean"`
+	IOPS     []int64 `json:"iops"`
+	Bw       []int64 `json:"bw"`
 }
 
 // Direction is fio's per-direction block ("read", "write", "trim").

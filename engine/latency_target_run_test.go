@@ -1,0 +1,127 @@
+//go:build linux
+
+package engine
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// queueDevice is a modelled device: one server taking service per IO, in
+// the order IOs arrive, so an IO's latency is the queue ahead of it. At
+// queue depth d an IO waits about d services: its latency is known, and so
+// is the deepest queue that meets a target.
+type queueDevice struct {
+	service  time.Duration
+	pending  []completion // prepared, not submitted
+	queued   []queuedIO
+	lastDone int64
+}
+
+type queuedIO struct {
+	c   completion
+	due int64
+}
+
+func (d *queueDevice) prepRead(_ int, buf []byte, _ int64, slot int) {
+	d.pending = append(d.pending, completion{slot: int32(slot), res: int32(len(buf))})
+}
+func (d *queueDevice) prepWrite(f int, buf []byte, off int64, slot int) {
+	d.prepRead(f, buf, off, slot)
+}
+func (d *queueDevice) prepFsync(int, int) { panic("no fsync in these tests") }
+func (d *queueDevice) close()             {}
+
+func (d *queueDevice) submit() error {
+	now := nanotime()
+	for _, c := range d.pending {
+		d.lastDone = max(d.lastDone, now) + int64(d.service)
+		d.queued = append(d.queued, queuedIO{c: c, due: d.lastDone})
+	}
+	d.pending = d.pending[:0]
+	return nil
+}
+
+func (d *queueDevice) wait(minComplete int, timeout time.Duration, out []completion) ([]completion, error) {
+	if len(d.queued) > 0 && minComplete > 0 {
+		until := d.queued[0].due
+		if timeout > 0 {
+			until = min(until, nanotime()+int64(timeout))
+		}
+		if left := until - nanotime(); left > 0 {
+			time.Sleep(time.Duration(left))
+		}
+	}
+	now := nanotime()
+	for len(d.queued) > 0 && d.queued[0].due <= now {
+		out = append(out, d.queued[0].c)
+		d.queued = d.queued[1:]
+	}
+	return out, nil
+}
+
+func withQueueDevice(t *testing.T, service time.Duration) {
+	newBackend = func(kind string, depth int, fds []int, mem []byte) (backend, string, error) {
+		return &queueDevice{service: service}, "", nil
+	}
+	t.Cleanup(func() { newBackend = openBackend })
+}
+
+// On a device serving one IO per 3 ms, depth d has a latency of about
+// 3d ms: a 13.5 ms target is met at depth 4 (12 ms) and missed at 5 (15 ms,
+// which a late wake-up only lengthens). The 95th percentile leaves room
+// for this machine's late wake-ups at depth 4.
+func TestLatencyTargetFindsTheDeepestQueueOfAModelledDevice(t *testing.T) {
+	withQueueDevice(t, 3*time.Millisecond)
+	doc := mustRun(t, "--name=lt", "--directory="+t.TempDir(), "--size=1m", "--rw=randread", "--bs=4k", "--ioengine=libaio",
+		"--iodepth=32", "--latency_target=13500us", "--latency_window=300ms", "--latency_percentile=95", "--runtime=60", "--time_based",
+		"--output-format=json")
+	j := doc.Jobs[0]
+	if j.LatencyTarget == nil {
+		t.Fatal("no latency_* fields in the job's result")
+	}
+	lt := *j.LatencyTarget
+	if lt.Depth != 4 || lt.TargetNs != 13.5e6 || lt.WindowUs != 300e3 || lt.Percentile != 95 {
+		t.Fatalf("latency fields %+v, want depth 4, target 13500000 ns, window 300000 us, percentile 95", lt)
+	}
+	// The search ended the job long before its 60 s, and its statistics
+	// are the final window's, at depth 4 alone: about 12 ms per IO.
+	if rt := j.Read.Runtime; rt < 300 || rt > 2000 {
+		t.Fatalf("measured runtime %d ms, want the final window's (300 ms, plus a window's end)", rt)
+	}
+	if mean := j.Read.LatNs.Mean; mean < 11e6 || mean > 13.5e6 {
+		t.Fatalf("mean latency %.0f ns in the final window, want about 12 ms (depth 4 x 3 ms)", mean)
+	}
+	if j.IODepth["4"] < 99 {
+		t.Fatalf("IO depths %v in the final window, want all at 4", j.IODepth)
+	}
+}
+
+func TestLatencyTargetAtDepthOneFailsTheJobAsFio(t *testing.T) {
+	withQueueDevice(t, 2*time.Millisecond)
+	jobs, opts := job(t, "--name=lt", "--directory="+t.TempDir(), "--size=1m", "--rw=randread", "--bs=4k", "--ioengine=libaio",
+		"--iodepth=8", "--latency_target=1ms", "--latency_window=100ms", "--runtime=10", "--time_based")
+	doc, err := Run(context.Background(), jobs, opts)
+	if !errors.Is(err, unix.ETIMEDOUT) || !strings.Contains(err.Error(), `job "lt": latency_target: an IO took`) ||
+		!strings.Contains(err.Error(), "more than the target 1ms") {
+		t.Fatalf("error %v, want the job's ETIMEDOUT naming latency_target", err)
+	}
+	if doc == nil || !doc.Storagebench.Partial {
+		t.Fatalf("want a partial document, got %+v", doc)
+	}
+}
+
+func TestLatencyTargetRefusesThreadLanes(t *testing.T) {
+	withProbedBackend(t, backendChoice{name: EnginePsync, reason: "auto: io_uring refused; libaio refused; using psync"})
+	jobs, opts := job(t, "--name=lt", "--directory="+t.TempDir(), "--size=1m", "--iodepth=4",
+		"--latency_target=1ms", "--latency_window=100ms")
+	_, err := Run(context.Background(), jobs, opts)
+	if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "latency_target: ioengine=auto fell back to psync, which keeps iodepth=4 with 4 threads") {
+		t.Fatalf("error %v", err)
+	}
+}
