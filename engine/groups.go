@@ -12,6 +12,15 @@ type runGroup struct {
 	exitAll bool
 }
 
+// reportGroup is job i's reporting group id; a group built without ids
+// (by tests, or a caller of execute) is one reporting group, 0.
+func (g runGroup) reportGroup(i int) int {
+	if i < len(g.reportGroups) {
+		return g.reportGroups[i]
+	}
+	return 0
+}
+
 // runGroups splits jobs into the groups that run one after another.
 func runGroups(jobs []JobSpec) []runGroup {
 	var groups []runGroup

@@ -21,7 +21,8 @@ import (
 // shallower one. When a judgement leaves the depth where it was, the depth
 // is found: the statistics are reset, one more window runs at that depth
 // alone, and the job ends (latency_run=1 keeps searching until the job's
-// own end instead). The latency judged is fio's lat: from the IO's
+// own end instead, and raises the shallowest failed depth by one after three
+// good windows in a row just below it, as fio does). The latency judged is fio's lat: from the IO's
 // preparation to its completion.
 //
 // The API's latencyTarget searches (results/search.go) answer the same
@@ -104,6 +105,11 @@ type latencySearch struct {
 	maxDepth       int
 
 	depth, low, high int
+	// stable counts windows in a row that held one below the shallowest
+	// failed depth; at 3 that bound is raised by one (fio's heuristic
+	// since latency_run, so that a long run creeps back up when the
+	// storage gets faster).
+	stable           int
 	cycleStart       int64
 	cycleIOs, missed int64
 	// quiescing: the depth was lowered (or the final window is about to
@@ -171,6 +177,7 @@ func (l *latencySearch) lower() bool {
 		l.low--
 	}
 	l.depth = (l.depth + l.low) / 2
+	l.stable = 0
 	l.quiescing = true
 	return true
 }
@@ -197,12 +204,22 @@ func (l *latencySearch) turn(now int64, inflight int) latencyAction {
 	// fio: its IOs take longer than the window.
 	met := 100 * float64(l.cycleIOs-l.missed) / float64(l.cycleIOs)
 	if !(met >= l.percentile) {
-		l.lower() // at depth 1 the search stays there
-		l.newCycle(now)
+		// At depth 1 there is nowhere to go: as in fio the window is
+		// not restarted, so it grows and is judged again, with every
+		// IO since it began, until enough of them met the target.
+		if l.lower() {
+			l.newCycle(now)
+		}
 		return latencyContinue
 	}
 	judged := l.depth
 	l.low = l.depth
+	if l.depth+1 == l.high {
+		if l.stable++; l.stable >= 3 {
+			l.high++
+			l.stable = 0
+		}
+	}
 	if l.high != l.maxDepth {
 		l.depth = (l.depth + l.high) / 2
 	} else {

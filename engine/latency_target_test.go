@@ -14,7 +14,7 @@ import (
 // returns the depths judged, in order, and whether the search ended.
 func simulateLatencySearch(t *testing.T, l *latencySearch, latencyAt func(depth, i int) time.Duration, turns int) (depths []int, done bool) {
 	t.Helper()
-	now := int64(0)
+	now := l.cycleStart // a search driven again goes on from where it was
 	for range turns {
 		n := l.room(0)
 		worst := time.Duration(0)
@@ -128,8 +128,45 @@ func TestLatencyRunKeepsSearching(t *testing.T) {
 	j.LatencyTarget, j.LatencyWindow, j.LatencyRun = 450*time.Microsecond, time.Millisecond, true
 	l := newLatencySearch(&j, 32)
 	_, done := simulateLatencySearch(t, l, func(depth, _ int) time.Duration { return time.Duration(depth) * 100 * time.Microsecond }, 2000)
-	if done || l.depth != 4 {
-		t.Fatalf("latency_run: ended %v at depth %d, want still running at 4", done, l.depth)
+	// It keeps trying one deeper than the deepest that held (fio's
+	// heuristic), so it is at 4 or probing 5.
+	if done || l.low != 4 || (l.depth != 4 && l.depth != 5) {
+		t.Fatalf("latency_run: ended %v at depth %d (deepest held %d), want still running at 4 or 5 above 4", done, l.depth, l.low)
+	}
+}
+
+func TestLatencyRunCreepsBackUpWhenTheStorageGetsFaster(t *testing.T) {
+	j := defaultJob()
+	j.LatencyTarget, j.LatencyWindow, j.LatencyRun = 450*time.Microsecond, time.Millisecond, true
+	l := newLatencySearch(&j, 32)
+	slow := func(depth, _ int) time.Duration { return time.Duration(depth) * 100 * time.Microsecond }
+	if _, done := simulateLatencySearch(t, l, slow, 2000); done || l.low != 4 {
+		t.Fatalf("deepest depth that held %d (at %d, ended %v), want 4", l.low, l.depth, done)
+	}
+	// Twice as fast now: depth 9 meets the target (450 µs), 10 does not.
+	// fio raises the failed bound by one after three good windows in a
+	// row one below it, so the depth climbs again instead of staying at
+	// 4 for good.
+	fast := func(depth, _ int) time.Duration { return time.Duration(depth) * 50 * time.Microsecond }
+	if _, done := simulateLatencySearch(t, l, fast, 2000); done || l.low != 9 {
+		t.Fatalf("after the storage got faster: deepest that held %d (at %d, ended %v), want 9", l.low, l.depth, done)
+	}
+}
+
+func TestLatencySearchJudgesAGrowingWindowAtDepthOne(t *testing.T) {
+	// Half the IOs are required to meet the target: a first window of
+	// one slow IO fails at depth 1, and fio then keeps that window
+	// going, so three fast IOs later three of four met it and it holds.
+	l := searchFor(time.Millisecond, time.Microsecond, 50, 8)
+	l.observe(int64(time.Second))
+	if l.turn(10_000, 0) != latencyContinue || l.depth != 1 || l.cycleStart != 0 {
+		t.Fatalf("a failed window at depth 1: depth %d, window from %d; want 1 from 0", l.depth, l.cycleStart)
+	}
+	for range 3 {
+		l.observe(int64(time.Microsecond))
+	}
+	if l.turn(20_000, 0); l.depth != 2 {
+		t.Fatalf("3 of 4 IOs met the target since the window began: depth %d, want 2", l.depth)
 	}
 }
 

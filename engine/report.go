@@ -33,9 +33,11 @@ type aggregate struct {
 	startWall, endWall  time.Time
 	startNano, endNano  int64
 	workers             int
-	// latencyJob and latencyDepth are a latency_target job's and the
-	// depth its search ended at (the last clone's with group_reporting,
-	// as fio's); steady is the entry's steady-state window.
+	// latencyJob and latencyDepth are the entry's job and its queue
+	// depth: where a latency_target search ended, else the depth the job
+	// ran at (the last clone's with group_reporting, as fio's, which
+	// reports them for every job); steady is the entry's steady-state
+	// window.
 	latencyJob   *JobSpec
 	latencyDepth int
 	steady       *steadyUnit
@@ -76,8 +78,9 @@ func (a *aggregate) addClone(lanes []*worker) {
 		}
 		a.workers++
 		a.mergeSeries(s.series)
+		a.latencyJob, a.latencyDepth = w.job, w.depth*w.lanes
 		if w.latency != nil {
-			a.latencyJob, a.latencyDepth = w.job, w.latency.depth
+			a.latencyDepth = w.latency.depth
 		}
 		if w.steady != nil {
 			a.steady = w.steady

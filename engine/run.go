@@ -60,7 +60,7 @@ func Run(ctx context.Context, jobs []JobSpec, opts RunOptions) (*result.Document
 		exitAll = exitAll || jobs[i].ExitAll
 	}
 	groups := runGroups(jobs)
-	if err := checkSteadyGroups(groups, opts.GroupReporting); err != nil {
+	if err := checkSteadyGroups(groups); err != nil {
 		return nil, err
 	}
 	var doc *result.Document
@@ -100,7 +100,7 @@ func appendGroup(doc *result.Document, ex *execution, g runGroup, opts RunOption
 	var ids []int
 	byID := map[int][]*jobRun{}
 	for i, r := range ex.runs {
-		id := g.reportGroups[i]
+		id := g.reportGroup(i)
 		if byID[id] == nil {
 			ids = append(ids, id)
 		}
@@ -178,10 +178,7 @@ func execute(ctx context.Context, g runGroup, opts RunOptions) (*execution, erro
 	var all []*worker
 	groupStops := map[int]*atomic.Bool{}
 	for i, r := range runs {
-		id := 0
-		if i < len(g.reportGroups) {
-			id = g.reportGroups[i]
-		}
+		id := g.reportGroup(i)
 		if groupStops[id] == nil {
 			groupStops[id] = &atomic.Bool{}
 		}
@@ -190,7 +187,7 @@ func execute(ctx context.Context, g runGroup, opts RunOptions) (*execution, erro
 		}
 		all = append(all, r.workers...)
 	}
-	steadyUnits := newSteadyUnits(runs, g.reportGroups, opts.GroupReporting)
+	steadyUnits := newSteadyUnits(runs, g, opts.GroupReporting)
 
 	var stop atomic.Bool
 	sched := &runSchedule{stop: &stop, interval: int64(opts.Interval)}

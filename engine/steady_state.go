@@ -23,9 +23,8 @@ import (
 // A limit ending in % is a percentage of the window's mean. Without
 // group_reporting each clone is judged, and ends, alone; with it, the
 // reporting group's rate is judged and the whole group ends, as in fio.
-// A sample is the rate over the time since the previous one, measured: fio
-// scales by its timer's nominal period instead, which is the same when the
-// timer is on time.
+// A sample is the rate over the time since the previous one, measured, as
+// fio's is (steadystate_check divides by the time since its last check).
 //
 // The StorageBenchmark API's steadyState check (results/steady_state.go)
 // judges measured cells after the fact and never ends one early: clients

@@ -31,24 +31,21 @@ type steadyUnit struct {
 	prevIOs, prevBytes int64
 }
 
-// checkSteadyGroups refuses, with group_reporting, a reporting group whose
-// jobs do not share one steady-state setting: the group is judged as one,
-// as fio refuses it too.
-func checkSteadyGroups(groups []runGroup, grouped bool) error {
-	if !grouped {
-		return nil
-	}
+// checkSteadyGroups refuses a reporting group whose jobs do not share one
+// steady-state setting, as fio does (td_steadystate_init checks the group
+// with or without group_reporting; with it the group is judged as one).
+func checkSteadyGroups(groups []runGroup) error {
 	for _, g := range groups {
 		first := map[int]*JobSpec{}
 		for i := range g.jobs {
-			j, id := &g.jobs[i], g.reportGroups[i]
+			j, id := &g.jobs[i], g.reportGroup(i)
 			f, seen := first[id]
 			if !seen {
 				first[id] = j
 				continue
 			}
 			if f.SteadyDuration != j.SteadyDuration || f.SteadyRamp != j.SteadyRamp || (f.SteadyDuration > 0 && f.SteadyState != j.SteadyState) {
-				return fmt.Errorf("%w: job %q: steadystate: with group_reporting its reporting group is judged as one, so its steadystate, ss_dur and ss_ramp must be those of job %q", ErrUsage, j.Name, f.Name)
+				return fmt.Errorf("%w: job %q: steadystate: the jobs of a reporting group must share one steadystate, ss_dur and ss_ramp (fio's rule), and these differ from job %q's; give them the same, or put the job in a group of its own with new_group or stonewall", ErrUsage, j.Name, f.Name)
 			}
 		}
 	}
@@ -58,7 +55,7 @@ func checkSteadyGroups(groups []runGroup, grouped bool) error {
 // newSteadyUnits builds the units of a run group's workers and wires the
 // workers to them: one per clone, or with group_reporting one per reporting
 // group. It returns nil when no job has a steady-state window.
-func newSteadyUnits(runs []*jobRun, reportGroups []int, grouped bool) []*steadyUnit {
+func newSteadyUnits(runs []*jobRun, g runGroup, grouped bool) []*steadyUnit {
 	var units []*steadyUnit
 	byGroup := map[int]*steadyUnit{}
 	for i, r := range runs {
@@ -68,7 +65,7 @@ func newSteadyUnits(runs []*jobRun, reportGroups []int, grouped bool) []*steadyU
 		}
 		for c := range j.NumJobs {
 			lanes := r.workers[c*r.lanes : (c+1)*r.lanes]
-			id := reportGroups[i]
+			id := g.reportGroup(i)
 			u := byGroup[id]
 			if u == nil || !grouped {
 				u = &steadyUnit{window: newSteadyWindow(j.SteadyState, j.steadySamples()), start: int64(j.StartDelay), ramp: int64(j.SteadyRamp)}

@@ -76,12 +76,21 @@ func TestSteadyStateWithGroupReportingJudgesTheGroup(t *testing.T) {
 	}
 }
 
+// fio refuses differing steady-state settings within a reporting group,
+// with or without group_reporting ("steadystate options must be consistent
+// within reporting groups"); a job in a group of its own may differ.
 func TestSteadyStateMustBeOneSettingPerReportingGroup(t *testing.T) {
-	jobs, opts := job(t, "--group_reporting", "--name=a", "--directory="+t.TempDir(), "--size=1m", "--ss_dur=2",
-		"--name=b", "--size=1m", "--ss_dur=3")
-	_, err := Run(context.Background(), jobs, opts)
-	if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), `job "b": steadystate: with group_reporting`) ||
-		!strings.Contains(err.Error(), `must be those of job "a"`) {
-		t.Fatalf("error %v", err)
+	for _, grouped := range []string{"--group_reporting", "--group_reporting=0"} {
+		jobs, opts := job(t, grouped, "--name=a", "--directory="+t.TempDir(), "--size=1m", "--ss_dur=2",
+			"--name=b", "--size=1m", "--ss_dur=3")
+		_, err := Run(context.Background(), jobs, opts)
+		if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), `job "b": steadystate: the jobs of a reporting group must share`) ||
+			!strings.Contains(err.Error(), `differ from job "a"'s`) {
+			t.Fatalf("%s: error %v", grouped, err)
+		}
+	}
+	jobs, _ := job(t, "--name=a", "--directory="+t.TempDir(), "--size=1m", "--ss_dur=2", "--name=b", "--size=1m", "--new_group")
+	if err := checkSteadyGroups(runGroups(jobs)); err != nil {
+		t.Fatalf("a job with new_group is a reporting group of its own: %v", err)
 	}
 }

@@ -42,8 +42,9 @@ type Job struct {
 	LatencyNs  map[string]float64 `json:"latency_ns,omitempty"`
 	LatencyUs  map[string]float64 `json:"latency_us,omitempty"`
 	LatencyMs  map[string]float64 `json:"latency_ms,omitempty"`
-	// LatencyTarget is a latency_target job's search, fio's four
-	// latency_* fields inlined at the job's level.
+	// LatencyTarget is fio's four latency_* fields, inlined at the job's
+	// level: a latency_target job's search, or for any other job its
+	// queue depth with no target (fio prints them for every job).
 	*LatencyTarget
 	SteadyState *SteadyState `json:"steadystate,omitempty"`
 }
@@ -51,7 +52,7 @@ type Job struct {
 // LatencyTarget is fio's result of a latency_target search, with fio's
 // units: the target in nanoseconds, the window in microseconds.
 type LatencyTarget struct {
-	// Depth is the queue depth the search ended at.
+	// Depth is the queue depth the search ended at, or the job's.
 	Depth      int     `json:"latency_depth"`
 	TargetNs   int64   `json:"latency_target"`
 	Percentile float64 `json:"latency_percentile"`
