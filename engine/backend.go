@@ -59,6 +59,8 @@ func openBackend(kind string, depth int, fds []int, mem []byte) (backend, string
 		return &aioBackend{c: c, scratch: make([]aio.Completion, 0, depth)}, "", nil
 	case EnginePsync:
 		return &psyncBackend{fds: fds}, "", nil
+	case EngineNull:
+		return &nullBackend{}, "", nil
 	}
 	return nil, "", fmt.Errorf("unknown backend %q", kind)
 }

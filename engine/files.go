@@ -34,7 +34,10 @@ func (j *JobSpec) resolveFiles(c int) ([]fileSpec, error) {
 	}
 	for _, p := range paths {
 		f := fileSpec{path: p, base: j.Offset + int64(c)*j.OffsetIncrement}
-		size, isDev, err := existingSize(p)
+		size, isDev, err := int64(-1), false, error(nil)
+		if !j.diskless() {
+			size, isDev, err = existingSize(p)
+		}
 		switch {
 		case err == nil:
 			f.device = isDev
@@ -49,6 +52,9 @@ func (j *JobSpec) resolveFiles(c int) ([]fileSpec, error) {
 		case j.Size > 0:
 			f.length = j.Size / int64(len(paths))
 		default:
+			if j.diskless() {
+				return nil, fmt.Errorf("job %q: ioengine=null touches no file, so it needs --size (or filesize) for its offsets", j.Name)
+			}
 			if size < 0 {
 				return nil, fmt.Errorf("%s does not exist and job %q gives no --size", p, j.Name)
 			}
@@ -100,7 +106,7 @@ func existingSize(path string) (int64, bool, error) {
 func unlinkFiles(jobs []JobSpec) error {
 	for i := range jobs {
 		j := &jobs[i]
-		if !j.Unlink {
+		if !j.Unlink || j.diskless() {
 			continue
 		}
 		for c := 0; c < j.NumJobs; c++ {

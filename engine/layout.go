@@ -98,6 +98,9 @@ func prepare(ctx context.Context, jobs []JobSpec) ([]*target, error) {
 	var order []*target
 	for i := range jobs {
 		j := &jobs[i]
+		if j.diskless() {
+			continue // no file to lay out, align or even find
+		}
 		if len(j.Filenames) == 0 && j.Directory != "" {
 			if st, err := os.Stat(j.Directory); err != nil {
 				return nil, fmt.Errorf("job %q: directory: %w", j.Name, err)
@@ -169,8 +172,8 @@ func prepare(ctx context.Context, jobs []JobSpec) ([]*target, error) {
 	// Alignment is checked after layout so that new files exist for statx.
 	for i := range jobs {
 		j := &jobs[i]
-		if !j.Direct || j.isFileOp() {
-			continue // the file engines do no data IO to align
+		if !j.Direct || j.isFileOp() || j.diskless() {
+			continue // the file engines and null do no data IO to align
 		}
 		for c := 0; c < j.NumJobs; c++ {
 			for _, p := range j.clonePaths(c) {

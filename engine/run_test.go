@@ -488,3 +488,26 @@ func TestBlockSizeRangeStepsByItsSizeStep(t *testing.T) {
 		t.Fatalf("a step that misses the maximum must be refused, got %v", err)
 	}
 }
+
+// null (fio's null engine) opens and lays out nothing, whatever the
+// file's name, and still counts its IOs; it needs a size for its offsets.
+func TestNullEngineTouchesNoFile(t *testing.T) {
+	dir := t.TempDir()
+	doc := mustRun(t, "--name=n", "--directory="+dir, "--ioengine=null", "--size=1g", "--rw=randwrite", "--direct=1",
+		"--bs=4k", "--iodepth=8", "--number_ios=1000", "--output-format=json")
+	if w := doc.Jobs[0].Write; w.TotalIOs != 1000 || w.IOBytes != 1000*4096 {
+		t.Fatalf("null: %d writes of %d bytes, want 1000 of 4096000", w.TotalIOs, w.IOBytes)
+	}
+	if entries, err := os.ReadDir(dir); err != nil || len(entries) != 0 {
+		t.Fatalf("null left files behind: %v %v", entries, err)
+	}
+	// Even a file that exists gives null no size: it never looks at it.
+	existing := filepath.Join(dir, "existing")
+	if err := os.WriteFile(existing, make([]byte, 1<<20), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	jobs, opts := job(t, "--name=n", "--filename="+existing, "--ioengine=null")
+	if _, err := Run(context.Background(), jobs, opts); err == nil || !strings.Contains(err.Error(), "ioengine=null touches no file, so it needs --size") {
+		t.Fatalf("null without a size: %v", err)
+	}
+}

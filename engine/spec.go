@@ -31,7 +31,14 @@ const (
 	EngineIOUring = "io_uring"
 	EngineLibaio  = "libaio"
 	EnginePsync   = "psync"
+	// EngineNull does no IO at all (fio's null engine): no files are
+	// opened or laid out, and each IO completes at once.
+	EngineNull = "null"
 )
+
+// diskless reports whether the job's engine touches no file (fio's
+// FIO_DISKLESSIO): its files are names and sizes only.
+func (j *JobSpec) diskless() bool { return j.IOEngine == EngineNull }
 
 // Fill policies for the data set (--fill).
 const (
@@ -387,10 +394,10 @@ func (j *JobSpec) validate() error {
 		return bad("rw", "unknown pattern %q", j.RW)
 	}
 	switch j.IOEngine {
-	case EngineAuto, EngineIOUring, EngineLibaio, EnginePsync:
+	case EngineAuto, EngineIOUring, EngineLibaio, EnginePsync, EngineNull:
 	default:
 		if !j.isFileOp() {
-			return bad("ioengine", "unsupported engine %q (supported: auto, io_uring, libaio, psync, %s)", j.IOEngine, fileOpEngineNames())
+			return bad("ioengine", "unsupported engine %q (supported: auto, io_uring, libaio, psync, null, %s)", j.IOEngine, fileOpEngineNames())
 		}
 	}
 	if err := j.validateFileOp(); err != nil {
