@@ -17,6 +17,9 @@
 #           the device costs little and the tools' own cost per IO decides
 #           the rate, as on local NVMe (../shared/notes/storage-on-this-machine.md)
 #   file    a file on the machine's disk, where the disk decides
+#   null    no storage at all: ioengine=null in both tools (no file, each
+#           IO completes at once), so IOPS and CPU per IO are each tool's
+#           own cost per IO and nothing else
 #   metadata  a directory on the machine's disk: fio's file engines
 #           (filecreate, then filestat, then filedelete on the same files,
 #           each tool on its own fresh directory, A B per round); "IOPS" is
@@ -24,7 +27,8 @@
 #           runs with openfiles=1, as its own example job does
 #
 # Environment:
-#   BENCH_TARGETS  any of device, file, metadata (default: all three)
+#   BENCH_TARGETS  any of device, file, null, metadata (default: device file
+#                  metadata)
 #   BENCH_FILE     test file (default /var/tmp/storagebench-bench/bench.dat)
 #   BENCH_SIZE     size of the file and of the device (default 2g)
 #   BENCH_RUNTIME  seconds per run (default 5)
@@ -37,6 +41,11 @@
 #   BENCH_ARGS     more arguments for both tools on every line, such as
 #                  "--cpus_allowed=0-1 --cpus_allowed_policy=split" to compare
 #                  them with their threads pinned
+#   BENCH_ONE_CPU  1: run both tools, and the kernel's unbound workqueues (the
+#                  loop device's worker among them), on CPU 0 only, restoring
+#                  the workqueue mask afterwards. Nothing runs on another CPU,
+#                  so no IO waits for a wake-up across CPUs and the sum of the
+#                  tool's and the kernel's cost per IO decides the rate
 set -euo pipefail
 
 BENCH_FILE=${BENCH_FILE:-/var/tmp/storagebench-bench/bench.dat}
@@ -47,6 +56,7 @@ BENCH_ROUNDS=${BENCH_ROUNDS:-3}
 BENCH_ONLY=${BENCH_ONLY:-}
 BENCH_MD_DIR=${BENCH_MD_DIR:-/var/tmp/storagebench-bench/md}
 BENCH_MD_FILES=${BENCH_MD_FILES:-8000}
+BENCH_ONE_CPU=${BENCH_ONE_CPU:-0}
 read -r -a bench_args <<<"${BENCH_ARGS:-}"
 (( BENCH_ROUNDS >= 3 )) || { echo "BENCH_ROUNDS must be at least 3" >&2; exit 2; }
 
@@ -63,6 +73,19 @@ command -v python3 >/dev/null || { echo "python3 is needed to read the JSON resu
 sb=${BENCH_BIN:-$raw/storagebench}
 [[ -n ${BENCH_BIN:-} ]] || (cd "$repo" && go build -o "$sb" .)
 
+# One CPU: the tools under taskset, the unbound workqueues' mask set to CPU 0
+# (and put back on exit).
+pin=()
+wq_mask=/sys/devices/virtual/workqueue/cpumask
+wq_saved=""
+if [[ $BENCH_ONE_CPU == 1 ]]; then
+	command -v taskset >/dev/null || { echo "BENCH_ONE_CPU needs taskset (util-linux)" >&2; exit 2; }
+	[[ -w $wq_mask ]] || { echo "BENCH_ONE_CPU needs a writable $wq_mask (root)" >&2; exit 2; }
+	wq_saved=$(cat "$wq_mask")
+	echo 1 >"$wq_mask"
+	pin=(taskset -c 0)
+fi
+
 # The memory-backed device: a loop device over a file on tmpfs.
 device_dir="" device=""
 remove_device() {
@@ -73,7 +96,11 @@ remove_device() {
 		rmdir "$device_dir" 2>/dev/null || true
 	fi
 }
-trap remove_device EXIT
+cleanup() {
+	remove_device
+	[[ -z $wq_saved ]] || echo "$wq_saved" >"$wq_mask"
+}
+trap cleanup EXIT
 make_device() {
 	command -v losetup >/dev/null || { echo "losetup (util-linux) is needed for the device target" >&2; exit 2; }
 	device_dir=$(mktemp -d /tmp/bench-engine-device.XXXXXX)
@@ -128,7 +155,7 @@ run() {
 	shift 3
 	local out="$raw_dir/$name.$tool.$round.json"
 	local cmd
-	if [[ $tool == fio ]]; then cmd=(fio); else cmd=("$sb" engine); fi
+	if [[ $tool == fio ]]; then cmd=("${pin[@]}" fio); else cmd=("${pin[@]}" "$sb" engine); fi
 	python3 - "$out" "${cmd[@]}" --name="${JOB_NAME:-$name}" "$@" <<'PY'
 import resource, subprocess, sys
 out = sys.argv[1]
@@ -149,10 +176,38 @@ bench() {
 	local common=(--filename="$target" --size="$BENCH_SIZE" --direct=1
 		--time_based --runtime="$BENCH_RUNTIME" --group_reporting --output-format=json "${bench_args[@]}")
 	echo "$what"
-	echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; $(uname -r); fio $(fio --version); $target ($BENCH_SIZE); ${BENCH_RUNTIME}s x ${BENCH_ROUNDS} rounds each${BENCH_ARGS:+; both tools with $BENCH_ARGS}"
+	echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; $(uname -r); fio $(fio --version); $target ($BENCH_SIZE); ${BENCH_RUNTIME}s x ${BENCH_ROUNDS} rounds each${BENCH_ARGS:+; both tools with $BENCH_ARGS}${pin[*]:+; everything on CPU 0}"
 	print_header
 	local w name args i
 	for w in "${workloads[@]}"; do
+		name=${w%%|*}
+		read -r -a args <<<"${w#*|}"
+		[[ -z $BENCH_ONLY || $name == *"$BENCH_ONLY"* ]] || continue
+		for ((i = 0; i < BENCH_ROUNDS; i++)); do
+			run fio "$name" "$i" "${common[@]}" "${args[@]}"
+			run sb "$name" "$i" "${common[@]}" "${args[@]}"
+		done
+		summarize "$name"
+	done
+	echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+
+# bench_null: each tool's own cost per IO, with fio's null engine in both
+# (no file is opened; the name only labels the job).
+null_workloads=(
+	"null-4k-randread-qd1|--ioengine=null --rw=randread --bs=4k --iodepth=1 --numjobs=1"
+	"null-4k-randread-qd32|--ioengine=null --rw=randread --bs=4k --iodepth=32 --numjobs=1"
+	"null-4k-randrw70-qd8-2jobs|--ioengine=null --rw=randrw --rwmixread=70 --bs=4k --iodepth=8 --numjobs=2"
+)
+bench_null() {
+	raw_dir=$raw/null
+	mkdir -p "$raw_dir"
+	local common=(--filename=null-bench --size=1g --time_based --runtime="$BENCH_RUNTIME" --group_reporting --output-format=json "${bench_args[@]}")
+	echo "== ioengine=null in both tools: no storage, each tool's own cost per IO"
+	echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; $(uname -r); fio $(fio --version); ${BENCH_RUNTIME}s x ${BENCH_ROUNDS} rounds each${pin[*]:+; everything on CPU 0}"
+	print_header
+	local w name args i
+	for w in "${null_workloads[@]}"; do
 		name=${w%%|*}
 		read -r -a args <<<"${w#*|}"
 		[[ -z $BENCH_ONLY || $name == *"$BENCH_ONLY"* ]] || continue
@@ -250,7 +305,7 @@ print("%-34s %9.0f %9.0f %6.3f | %8.2f %8.2f %6.3f | %8.2f %8.2f %6.3f | %6.0f/%
     f["pcpu"], s["pcpu"], ratio(s["pcpu"], f["pcpu"]),
     f["p50"], f["p99"], s["p50"], s["p99"], depth["fio"] + "/" + depth["sb"], spread("fio"), spread("sb")))
 if depth["fio"] != depth["sb"]:
-    print("  ^ not the same queue depth: the ratio compares unequal work (fio's io_uring engine rounds iodepth up to a power of two)")
+    print("  ^ not the same queue depth as the tools count it: the ratio may compare unequal work (fio's io_uring engine rounds iodepth up to a power of two; fio's null engine counts each one-IO commit as depth 1)")
 PY
 }
 
@@ -268,10 +323,13 @@ for t in $BENCH_TARGETS; do
 		layout "$BENCH_FILE"
 		bench "$BENCH_FILE" "== file $BENCH_FILE on the machine's disk: the disk decides" file
 		;;
+	null)
+		bench_null
+		;;
 	metadata)
 		bench_metadata "$BENCH_MD_DIR"
 		;;
-	*) echo "BENCH_TARGETS: unknown target $t (device, file, metadata)" >&2; exit 2 ;;
+	*) echo "BENCH_TARGETS: unknown target $t (device, file, null, metadata)" >&2; exit 2 ;;
 	esac
 	echo
 done
