@@ -23,7 +23,8 @@ type completion struct {
 type backend interface {
 	prepRead(file int, buf []byte, off int64, slot int)
 	prepWrite(file int, buf []byte, off int64, slot int)
-	prepFsync(file int, slot int)
+	// prepSync queues an fsync, or an fdatasync when datasync.
+	prepSync(file int, datasync bool, slot int)
 	// submit hands the prepared IOs to the kernel (psync: nothing; its IO
 	// happens in wait). It is separate from wait, as in fio, so that
 	// submission latency (slat) and completion latency (clat) can be told

@@ -21,8 +21,10 @@ func (b *aioBackend) prepRead(file int, buf []byte, off int64, slot int) {
 func (b *aioBackend) prepWrite(file int, buf []byte, off int64, slot int) {
 	b.c.PrepWrite(file, buf, off, uint64(slot))
 }
-func (b *aioBackend) prepFsync(file int, slot int) { b.c.PrepFsync(file, false, uint64(slot)) }
-func (b *aioBackend) submit() error                { return b.c.Submit() }
+func (b *aioBackend) prepSync(file int, datasync bool, slot int) {
+	b.c.PrepFsync(file, datasync, uint64(slot))
+}
+func (b *aioBackend) submit() error { return b.c.Submit() }
 func (b *aioBackend) wait(minComplete int, timeout time.Duration, out []completion) ([]completion, error) {
 	if b.c.Unsent() > 0 {
 		// A partial io_submit (EAGAIN) left IOs queued: retry first.

@@ -17,7 +17,7 @@ func (b *nullBackend) prep(buf []byte, slot int) {
 }
 func (b *nullBackend) prepRead(_ int, buf []byte, _ int64, slot int)  { b.prep(buf, slot) }
 func (b *nullBackend) prepWrite(_ int, buf []byte, _ int64, slot int) { b.prep(buf, slot) }
-func (b *nullBackend) prepFsync(_ int, slot int)                      { b.prep(nil, slot) }
+func (b *nullBackend) prepSync(_ int, _ bool, slot int)               { b.prep(nil, slot) }
 
 // submit hands the prepared IOs over; they are complete from then on, as
 // fio's null engine completes its queue at the next getevents.

@@ -30,8 +30,14 @@ func (b *psyncBackend) prepRead(file int, buf []byte, off int64, slot int) {
 func (b *psyncBackend) prepWrite(file int, buf []byte, off int64, slot int) {
 	b.prep(opWrite, file, buf, off, slot)
 }
-func (b *psyncBackend) prepFsync(file int, slot int) { b.prep(opFsync, file, nil, 0, slot) }
-func (b *psyncBackend) submit() error                { return nil }
+func (b *psyncBackend) prepSync(file int, datasync bool, slot int) {
+	op := opFsync
+	if datasync {
+		op = opFdatasync
+	}
+	b.prep(op, file, nil, 0, slot)
+}
+func (b *psyncBackend) submit() error { return nil }
 func (b *psyncBackend) wait(minComplete int, timeout time.Duration, out []completion) ([]completion, error) {
 	if !b.pending {
 		if minComplete > 0 && timeout > 0 {
@@ -50,6 +56,8 @@ func (b *psyncBackend) wait(minComplete int, timeout time.Duration, out []comple
 			n, err = unix.Pread(fd, b.buf, b.off)
 		case opWrite:
 			n, err = unix.Pwrite(fd, b.buf, b.off)
+		case opFdatasync:
+			err = unix.Fdatasync(fd)
 		default:
 			err = unix.Fsync(fd)
 		}

@@ -57,7 +57,7 @@ func TestBackendsReadBackWhatTheyWrote(t *testing.T) {
 				}
 				waitFor(t, be, depth, bs)
 			}
-			be.prepFsync(0, 0)
+			be.prepSync(0, false, 0)
 			waitFor(t, be, 1, 0)
 			for i := 0; i < blocks; i += depth {
 				for k := 0; k < depth; k++ {

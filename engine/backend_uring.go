@@ -20,7 +20,9 @@ func (b *uringBackend) prepRead(file int, buf []byte, off int64, slot int) {
 func (b *uringBackend) prepWrite(file int, buf []byte, off int64, slot int) {
 	b.r.PrepWrite(file, buf, off, uint64(slot))
 }
-func (b *uringBackend) prepFsync(file int, slot int) { b.r.PrepFsync(file, false, uint64(slot)) }
+func (b *uringBackend) prepSync(file int, datasync bool, slot int) {
+	b.r.PrepFsync(file, datasync, uint64(slot))
+}
 func (b *uringBackend) submit() error {
 	if b.r.Unsent() == 0 {
 		return nil

@@ -16,6 +16,10 @@ type fileSpec struct {
 	path   string
 	base   int64
 	length int64
+	// tail is what the size leaves past the last whole block: a file is
+	// laid out with it (fio's file size) but no IO touches it, and a
+	// sequential pass ending there counts it as done (worker.nextPass).
+	tail   int64
 	device bool
 }
 
@@ -60,7 +64,8 @@ func (j *JobSpec) resolveFiles(c int) ([]fileSpec, error) {
 			}
 			f.length = size - f.base
 		}
-		f.length -= f.length % j.BSMin
+		f.tail = f.length % j.BSMin
+		f.length -= f.tail
 		if f.device && size >= 0 && f.base+f.length > size {
 			return nil, fmt.Errorf("%s: region %d..%d is beyond the device's %d bytes", p, f.base, f.base+f.length, size)
 		}

@@ -28,6 +28,11 @@ type fioReport struct {
 		LatencyUs  map[string]float64 `json:"latency_us"`
 		Read       fioDir             `json:"read"`
 		Write      fioDir             `json:"write"`
+		Sync       struct {
+			LatNs struct {
+				N int64 `json:"N"`
+			} `json:"lat_ns"`
+		} `json:"sync"`
 	} `json:"jobs"`
 }
 

@@ -37,8 +37,8 @@ func (d *queueDevice) prepRead(_ int, buf []byte, _ int64, slot int) {
 func (d *queueDevice) prepWrite(f int, buf []byte, off int64, slot int) {
 	d.prepRead(f, buf, off, slot)
 }
-func (d *queueDevice) prepFsync(int, int) { panic("no fsync in these tests") }
-func (d *queueDevice) close()             {}
+func (d *queueDevice) prepSync(int, bool, int) { panic("no fsync in these tests") }
+func (d *queueDevice) close()                  {}
 
 func (d *queueDevice) submit() error {
 	now := nanotime()

@@ -135,7 +135,7 @@ func prepare(ctx context.Context, jobs []JobSpec) ([]*target, error) {
 					order = append(order, t)
 				}
 				t.start = min(t.start, f.base)
-				t.end = max(t.end, f.base+f.length)
+				t.end = max(t.end, f.base+f.length+f.tail)
 				t.direct = t.direct || j.Direct
 				if j.Fill == FillAlways {
 					t.fill = FillAlways

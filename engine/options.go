@@ -227,6 +227,7 @@ func init() {
 			return nil
 		}},
 		{name: "fsync", help: "fsync after this many writes (0 = never)", apply: numberOpt(countKind(0), func(j *JobSpec, v int64) { j.Fsync = int(v) })},
+		{name: "fdatasync", help: "fdatasync (data, not the mtime) after this many writes (0 = never)", apply: numberOpt(countKind(0), func(j *JobSpec, v int64) { j.Fdatasync = int(v) })},
 		{name: "rate_iops", help: "cap each clone at this many IOPS on an absolute schedule", apply: func(j *JobSpec, s string) error {
 			if err := rejectList(s); err != nil {
 				return err

@@ -38,9 +38,7 @@ func writeNormal(w io.Writer, doc *result.Document) error {
 			writeDirection(&b, d.name, d.dir)
 		}
 		if j.Sync.TotalIOs > 0 {
-			unit, div := latUnit(j.Sync.LatNs.Max)
-			fmt.Fprintf(&b, "  fsync: ios=%d, lat (%s): min=%s, max=%s, avg=%s\n", j.Sync.TotalIOs, unit,
-				num(float64(j.Sync.LatNs.Min)/div), num(float64(j.Sync.LatNs.Max)/div), num(j.Sync.LatNs.Mean/div))
+			writeSync(&b, j.Sync)
 		}
 		if ext.RateTargetIOPS > 0 && ext.RateMet != nil {
 			fmt.Fprintf(&b, "  rate: target=%d IOPS, met=%v\n", ext.RateTargetIOPS, *ext.RateMet)
@@ -73,25 +71,42 @@ func writeDirection(b *strings.Builder, name string, d result.Direction) {
 		fmt.Fprintf(b, "    %s (%s): min=%s, max=%s, avg=%s, stdev=%s\n", l.name, unit,
 			num(float64(l.s.Min)/div), num(float64(l.s.Max)/div), num(l.s.Mean/div), num(l.s.Stddev/div))
 	}
-	if len(d.ClatNs.Percentile) > 0 {
-		unit, div := latUnit(d.ClatNs.Max)
-		fmt.Fprintf(b, "    clat percentiles (%s):\n", unit)
-		keys := make([]string, 0, len(d.ClatNs.Percentile))
-		for k := range d.ClatNs.Percentile {
-			keys = append(keys, k)
-		}
-		sort.Slice(keys, func(i, j int) bool { return parseF(keys[i]) < parseF(keys[j]) })
-		for i := 0; i < len(keys); i += 4 {
-			var parts []string
-			for _, k := range keys[i:min(i+4, len(keys))] {
-				parts = append(parts, fmt.Sprintf("%6.2fth=[%6s]", parseF(k), num(float64(d.ClatNs.Percentile[k])/div)))
-			}
-			fmt.Fprintf(b, "     | %s\n", strings.Join(parts, ", "))
-		}
-	}
+	writePercentiles(b, "    clat percentiles", d.ClatNs)
 	if d.IOPSSamples > 0 {
 		fmt.Fprintf(b, "   bw (  KiB/s): min=%d, max=%d, avg=%.2f, stdev=%.2f, samples=%d\n", d.BwMin, d.BwMax, d.BwMean, d.BwDev, d.BwSamples)
 		fmt.Fprintf(b, "   iops        : min=%d, max=%d, avg=%.2f, stdev=%.2f, samples=%d\n", d.IOPSMin, d.IOPSMax, d.IOPSMean, d.IOPSStddev, d.IOPSSamples)
+	}
+}
+
+// writeSync is fio's section on a job's fsyncs and fdatasyncs: their
+// latency and its percentiles.
+func writeSync(b *strings.Builder, s result.SyncStats) {
+	b.WriteString("  fsync/fdatasync/sync_file_range:\n")
+	unit, div := latUnit(s.LatNs.Max)
+	fmt.Fprintf(b, "    sync (%s): min=%s, max=%s, avg=%s, stdev=%s\n", unit,
+		num(float64(s.LatNs.Min)/div), num(float64(s.LatNs.Max)/div), num(s.LatNs.Mean/div), num(s.LatNs.Stddev/div))
+	writePercentiles(b, "    sync percentiles", s.LatNs)
+}
+
+// writePercentiles prints a latency's percentiles four to a line, in the
+// unit fio picks for its maximum.
+func writePercentiles(b *strings.Builder, title string, l result.LatencyStats) {
+	if len(l.Percentile) == 0 {
+		return
+	}
+	unit, div := latUnit(l.Max)
+	fmt.Fprintf(b, "%s (%s):\n", title, unit)
+	keys := make([]string, 0, len(l.Percentile))
+	for k := range l.Percentile {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return parseF(keys[i]) < parseF(keys[j]) })
+	for i := 0; i < len(keys); i += 4 {
+		var parts []string
+		for _, k := range keys[i:min(i+4, len(keys))] {
+			parts = append(parts, fmt.Sprintf("%6.2fth=[%6s]", parseF(k), num(float64(l.Percentile[k])/div)))
+		}
+		fmt.Fprintf(b, "     | %s\n", strings.Join(parts, ", "))
 	}
 }
 

@@ -183,7 +183,7 @@ func (a *aggregate) fioJob(opts RunOptions) result.Job {
 	j.Read = a.direction(dirRead, opts)
 	j.Write = a.direction(dirWrite, opts)
 	j.Trim = result.Direction{SlatNs: emptyLat(), ClatNs: emptyLat(), LatNs: emptyLat()}
-	j.Sync = result.SyncStats{TotalIOs: a.sync.Count(), LatNs: latencyStats(&a.sync, nil, false)}
+	j.Sync = result.SyncStats{TotalIOs: a.sync.Count(), LatNs: latencyStats(&a.sync, opts.PercentileList, false)}
 	var total int64
 	for _, c := range a.depth {
 		total += c

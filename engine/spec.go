@@ -132,8 +132,10 @@ type JobSpec struct {
 	// O_DSYNC (sync=dsync). Both make every write durable before it
 	// completes.
 	Sync, DSync bool
-	// Fsync issues an fsync after every Fsync writes (0 = never).
-	Fsync int
+	// Fsync issues an fsync after every Fsync writes, Fdatasync an
+	// fdatasync after every Fdatasync writes (0 = never); where both fall
+	// on the same write, the fsync.
+	Fsync, Fdatasync int
 	// RateBytes caps each clone's bandwidth (fio's rate); with one block
 	// size it is RateIOPS = RateBytes / bs, set when the job is resolved.
 	RateBytes int64
@@ -379,6 +381,8 @@ func (j *JobSpec) validate() error {
 		return bad("time_based", "needs a runtime")
 	case j.Fsync < 0:
 		return bad("fsync", "must not be negative")
+	case j.Fdatasync < 0:
+		return bad("fdatasync", "must not be negative")
 	case j.RateIOPS < 0 || j.RateBytes < 0:
 		return bad("rate_iops/rate", "must not be negative")
 	case j.PercentSequential < 0 || j.PercentSequential > 100:

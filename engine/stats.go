@@ -20,7 +20,14 @@ const (
 	opRead  uint8 = 0
 	opWrite uint8 = 1
 	opFsync uint8 = 2
+	// opFdatasync is fio's fdatasync: the data and only the metadata
+	// needed to read it back (not the mtime).
+	opFdatasync uint8 = 3
 )
+
+// isSync reports whether op is an fsync or fdatasync, which carry no data
+// and are measured apart (fio's sync latency).
+func isSync(op uint8) bool { return op >= opFsync }
 
 // dirStats is one direction's measurement.
 type dirStats struct {

@@ -82,7 +82,15 @@ type worker struct {
 	byteLimited, ioLimited  bool
 	limitBytes, issuedBytes int64
 	limitIOs, issuedIOs     int64
-	writes                  int // since the last fsync
+	// skippedBytes are the file tails the passes ended at, too short for
+	// a block; passesDone says a pass ended with the byte limit met.
+	skippedBytes int64
+	passesDone   bool
+	// writes counts the writes issued, for fsync and fdatasync;
+	// lastWasSync keeps two syncs from following each other (fio's
+	// last_was_sync).
+	writes      int
+	lastWasSync bool
 
 	// groupStop stops the worker's reporting group (exitall); exitAll
 	// says whether the worker's end sets it.
@@ -335,7 +343,7 @@ func (w *worker) run(s runSchedule) {
 					if pace == nil {
 						sl.intended = now
 					}
-					if measuring && w.timeSlat && sl.op != opFsync {
+					if measuring && w.timeSlat && !isSync(sl.op) {
 						w.stats.dir[sl.op].slat.Record(ts - now)
 					}
 				}
@@ -405,13 +413,6 @@ func (w *worker) prepOne(now int64, pace *pacer, measuring bool) bool {
 	if measuring && w.limitReached() {
 		return false
 	}
-	si := w.free[len(w.free)-1]
-	w.free = w.free[:len(w.free)-1]
-	s := &w.slots[si]
-	w.batch = append(w.batch, si)
-	if pace != nil {
-		s.intended = pace.next()
-	}
 	fi := w.nextFile
 	if w.nextFile++; w.nextFile == len(w.files) {
 		w.nextFile = 0
@@ -419,11 +420,11 @@ func (w *worker) prepOne(now int64, pace *pacer, measuring bool) bool {
 	if j.RandomFileOrder && len(w.files) > 1 {
 		fi = int(w.rng.below(uint64(len(w.files))))
 	}
-	s.file = int32(fi)
-	if j.Fsync > 0 && w.writes >= j.Fsync {
-		w.writes = 0
-		s.op, s.size, s.off = opFsync, 0, 0
-		w.be.prepFsync(fi, int(si))
+	if op, due := w.syncDue(); due {
+		s, si := w.takeSlot(pace, fi)
+		w.countIssued(op)
+		s.op, s.size, s.off = op, 0, 0
+		w.be.prepSync(fi, op == opFdatasync, si)
 		return true
 	}
 	op := opRead
@@ -451,25 +452,87 @@ func (w *worker) prepOne(now int64, pace *pacer, measuring bool) bool {
 		}
 	} else {
 		if *pos+size > f.base+f.length {
+			if !w.nextPass(f.base+f.length-*pos+f.tail, measuring) {
+				return false
+			}
 			*pos = f.base
 		}
 		off = *pos
 		*pos += size
 	}
+	s, si := w.takeSlot(pace, fi)
+	w.countIssued(op)
 	s.op, s.size, s.off = op, int32(size), off
 	buf := s.buf[:size]
 	w.issuedBytes += size
 	w.issuedIOs++
 	if op == opWrite {
-		w.writes++
 		if !j.ZeroBuffers {
 			scramble(buf, off, now)
 		}
-		w.be.prepWrite(fi, buf, off, int(si))
+		w.be.prepWrite(fi, buf, off, si)
 	} else {
-		w.be.prepRead(fi, buf, off, int(si))
+		w.be.prepRead(fi, buf, off, si)
 	}
 	return true
+}
+
+// takeSlot takes a free slot for the next IO, on file fi, and queues it for
+// submission with its intended start.
+func (w *worker) takeSlot(pace *pacer, fi int) (*slot, int) {
+	si := w.free[len(w.free)-1]
+	w.free = w.free[:len(w.free)-1]
+	s := &w.slots[si]
+	w.batch = append(w.batch, si)
+	if pace != nil {
+		s.intended = pace.next()
+	}
+	s.file = int32(fi)
+	return s, int(si)
+}
+
+// nextPass is a sequential stream reaching its file's end with tail bytes
+// too few for the next block. As fio, the pass ends there and the tail
+// counts as done (fio's io_skip_bytes), so that size=64k with bs=2300 does
+// 28 writes, not a 29th from the file's start; a new pass starts only
+// while the byte limit is not met. It reports whether one does. Lanes
+// (psync's fallback threads) split a file mid-block, so the tail is theirs
+// to share and is not counted.
+func (w *worker) nextPass(tail int64, measuring bool) bool {
+	if !measuring || !w.byteLimited || w.lanes > 1 {
+		return true
+	}
+	w.skippedBytes += tail
+	if w.issuedBytes+w.skippedBytes >= w.limitBytes {
+		w.passesDone = true
+		return false
+	}
+	return true
+}
+
+// syncDue says whether the next IO is an fsync or fdatasync, as fio's
+// get_rw_ddir decides: after every fsync-th write an fsync, else after every
+// fdatasync-th write an fdatasync, never two in a row.
+func (w *worker) syncDue() (op uint8, due bool) {
+	j := w.job
+	switch {
+	case w.lastWasSync || w.writes == 0:
+		return 0, false
+	case j.Fsync > 0 && w.writes%j.Fsync == 0:
+		return opFsync, true
+	case j.Fdatasync > 0 && w.writes%j.Fdatasync == 0:
+		return opFdatasync, true
+	}
+	return 0, false
+}
+
+// countIssued keeps what syncDue decides on: the writes issued, and
+// whether the last IO was a sync (any other IO, a read too, clears it).
+func (w *worker) countIssued(op uint8) {
+	w.lastWasSync = isSync(op)
+	if op == opWrite {
+		w.writes++
+	}
 }
 
 // sleepUntil waits for a job's delayed start (startdelay), or returns
@@ -490,7 +553,7 @@ func (w *worker) sleepUntil(at int64, stop *atomic.Bool) bool {
 // limitReached reports whether the measured phase has issued all the bytes
 // or IOs it may (size, io_size and loops; number_ios).
 func (w *worker) limitReached() bool {
-	return (w.byteLimited && w.issuedBytes >= w.limitBytes) || (w.ioLimited && w.issuedIOs >= w.limitIOs)
+	return w.passesDone || (w.byteLimited && w.issuedBytes >= w.limitBytes) || (w.ioLimited && w.issuedIOs >= w.limitIOs)
 }
 
 // complete accounts the completions in w.comps, all stamped tc.
@@ -504,13 +567,13 @@ func (w *worker) complete(tc int64, measuring bool) {
 			w.fail(ioError(w.job, &w.files[s.file], s, unix.Errno(-c.res)))
 			continue
 		}
-		if s.op != opFsync {
+		if !isSync(s.op) {
 			done, doneBytes = done+1, doneBytes+int64(c.res)
 		}
 		if !measuring {
 			continue
 		}
-		if s.op == opFsync {
+		if isSync(s.op) {
 			st.sync.Record(tc - s.issue)
 			continue
 		}
@@ -553,7 +616,7 @@ func (w *worker) fail(err error) {
 
 // ioError names the file, operation and cause of a failed IO.
 func ioError(j *JobSpec, f *fileSpec, s *slot, errno unix.Errno) error {
-	op := map[uint8]string{opRead: "read", opWrite: "write", opFsync: "fsync"}[s.op]
+	op := map[uint8]string{opRead: "read", opWrite: "write", opFsync: "fsync", opFdatasync: "fdatasync"}[s.op]
 	return &IOError{Job: j.Name, Path: f.path, Op: op, Offset: s.off, Size: int64(s.size), Errno: errno}
 }
 
