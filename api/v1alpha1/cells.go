@@ -28,6 +28,9 @@ type Cell struct {
 	RampSeconds     int32 `json:"rampSeconds"`
 	Direct          bool  `json:"direct"`
 	SyncWrites      bool  `json:"syncWrites"`
+	// IOEngine is the engine's --ioengine (io_uring, libaio, psync), empty
+	// for the client's default (auto).
+	IOEngine string `json:"ioEngine,omitempty"`
 	// ConcurrentWith is the workload whose cell of the same index runs at
 	// the same time as this one, empty for none.
 	ConcurrentWith string `json:"concurrentWith,omitempty"`
@@ -134,6 +137,7 @@ func (w *WorkloadGroup) Cells() []Cell {
 						RampSeconds:         w.Ramp(),
 						Direct:              w.Direct == nil || *w.Direct,
 						SyncWrites:          w.SyncWrites != nil && *w.SyncWrites,
+						IOEngine:            w.IOEngine.EngineName(),
 						ConcurrentWith:      w.ConcurrentWith,
 					}
 					if c.Access == "" {

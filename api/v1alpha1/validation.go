@@ -66,6 +66,13 @@ func (s *StorageBenchmarkSpec) Validate() field.ErrorList {
 					files, perFile, c.Name, c.MaxBlockSizeBytes())))
 			break
 		}
+		// A cell's jobs each work on their own part of every file.
+		if jobs := int64(max(c.NumJobs, 1)); !c.IsMetadata() && perFile/jobs < c.MaxBlockSizeBytes() {
+			errs = append(errs, field.Invalid(field.NewPath("spec", "dataset", "sizePerClient"), string(s.Dataset.SizePerClient),
+				fmt.Sprintf("each of the %d files per client (%d bytes) split among the %d jobs of cell %s leaves %d bytes per job, less than one block (%d bytes): each job works on its own part",
+					files, perFile, jobs, c.Name, perFile/jobs, c.MaxBlockSizeBytes())))
+			break
+		}
 	}
 	return errs
 }

@@ -115,6 +115,16 @@ func TestValidateRejectsWhatAdmissionCannotSee(t *testing.T) {
 			wantField: "spec.dataset.sizePerClient",
 			wantText:  "smaller than one block",
 		},
+		"jobs whose parts of a file are smaller than a block": {
+			mutate: func(s *StorageBenchmarkSpec) {
+				s.Dataset.SizePerClient = "1Mi"
+				s.Dataset.FilesPerClient = 16 // 64 KiB per file
+				s.Workloads[0].BlockSizes = quantities("16Ki")
+				s.Workloads[0].NumJobs = []int32{8} // 8 KiB per job
+			},
+			wantField: "spec.dataset.sizePerClient",
+			wantText:  "split among the 8 jobs of cell w-bs16k-r100-qd32-j8 leaves 8192 bytes per job, less than one block (16384 bytes)",
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -17,6 +17,8 @@ package v1alpha1
 // +kubebuilder:validation:XValidation:rule="!has(self.latencyTarget) || !has(self.concurrentWith)",message="a workload with latencyTarget runs its steps alone: it cannot be concurrentWith another",fieldPath=".concurrentWith"
 // +kubebuilder:validation:XValidation:rule="!has(self.latencyTarget) || !has(self.numJobs) || size(self.numJobs) == 1",message="a workload with latencyTarget varies one thing: give it one numJobs value",fieldPath=".numJobs"
 // +kubebuilder:validation:XValidation:rule="!has(self.latencyTarget) || !has(self.latencyTarget.vary) || self.latencyTarget.vary != 'QueueDepth' || (has(self.queueDepths) && self.queueDepths.exists(q, q > 1))",message="a QueueDepth search goes from queue depth 1 to the largest of queueDepths: give one above 1",fieldPath=".queueDepths"
+// +kubebuilder:validation:XValidation:rule="!(has(self.kind) && self.kind == 'Metadata') || !has(self.ioEngine) || self.ioEngine == 'Auto'",message="a Metadata workload's engines are its operations: leave ioEngine out",fieldPath=".ioEngine"
+// +kubebuilder:validation:XValidation:rule="!has(self.ioEngine) || self.ioEngine != 'Psync' || (has(self.kind) && self.kind == 'Metadata') || (has(self.queueDepths) && self.queueDepths.all(q, q == 1))",message="ioEngine Psync does one IO at a time per job, as fio's psync: give queueDepths [1] (or more numJobs)",fieldPath=".queueDepths"
 type WorkloadGroup struct {
 	// name identifies the group; cell names start with it.
 	// +required
@@ -87,8 +89,11 @@ type WorkloadGroup struct {
 	// +kubebuilder:validation:items:Maximum=4096
 	QueueDepths []int32 `json:"queueDepths,omitempty"`
 
-	// numJobs are the concurrent jobs per client (fio numjobs, DiskSpd -t);
-	// all jobs of a client share its files.
+	// numJobs are the concurrent jobs per client (fio numjobs, DiskSpd -t).
+	// Each job works on its own equal part of each of the client's files,
+	// as fio's numjobs clones work on files of their own: the jobs of a
+	// sequential cell stream different blocks, not the same ones in
+	// lockstep.
 	// +optional
 	// +listType=set
 	// +kubebuilder:default={1}
@@ -137,6 +142,18 @@ type WorkloadGroup struct {
 	// +kubebuilder:default=false
 	SyncWrites *bool `json:"syncWrites,omitempty"`
 
+	// ioEngine is how the clients' engine issues IO (fio's ioengine): Auto
+	// tries io_uring, then libaio, then psync, and the results say which
+	// ran and why (a pod whose seccomp profile refuses io_uring gets
+	// libaio); IOUring, Libaio or Psync asks for that one, as a seed's job
+	// file does, and the run fails naming it where the node refuses it.
+	// Psync does one IO at a time per job, as fio's psync: such a group
+	// gives queueDepths [1] and more numJobs for concurrency. Not for
+	// Metadata groups, whose engines are their operations.
+	// +optional
+	// +kubebuilder:default=Auto
+	IOEngine IOEngine `json:"ioEngine,omitempty"`
+
 	// latencyTarget makes the group a capacity search: for each block size
 	// and read mix, the most IOPS each target carries while the latency at
 	// the percentile stays within the bound (see LatencyTarget). Such a
@@ -154,6 +171,36 @@ type WorkloadGroup struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=24
 	ConcurrentWith string `json:"concurrentWith,omitempty"`
+}
+
+// IOEngine is the engine backend of a workload group.
+// +kubebuilder:validation:Enum=Auto;IOUring;Libaio;Psync
+type IOEngine string
+
+const (
+	// IOEngineAuto lets the engine choose: io_uring, else libaio, else psync.
+	IOEngineAuto IOEngine = "Auto"
+	// IOEngineIOUring is Linux io_uring (fio's io_uring).
+	IOEngineIOUring IOEngine = "IOUring"
+	// IOEngineLibaio is Linux native AIO (fio's libaio).
+	IOEngineLibaio IOEngine = "Libaio"
+	// IOEnginePsync is one blocking pread or pwrite at a time per job
+	// (fio's psync).
+	IOEnginePsync IOEngine = "Psync"
+)
+
+// EngineName is the engine's --ioengine value; empty for Auto (the client's
+// default, which tests may set).
+func (e IOEngine) EngineName() string {
+	switch e {
+	case IOEngineIOUring:
+		return "io_uring"
+	case IOEngineLibaio:
+		return "libaio"
+	case IOEnginePsync:
+		return "psync"
+	}
+	return ""
 }
 
 // AccessPattern is the order of IO offsets.
@@ -191,7 +238,8 @@ type BlockSizeRange struct {
 // +kubebuilder:validation:XValidation:rule="!has(self.sizePerClient) || !isQuantity(self.sizePerClient) || quantity(self.sizePerClient).compareTo(quantity('1Mi')) >= 0",messageExpression="'dataset.sizePerClient ' + self.sizePerClient + ' must be at least 1Mi'",fieldPath=".sizePerClient"
 type Dataset struct {
 	// sizePerClient is the data each client lays out and then reads and
-	// writes; all its jobs share it. Make it several times the node's memory
+	// writes; a cell's jobs split it, each working on its own part of
+	// every file. Make it several times the node's memory
 	// (and the storage's cache) or reads measure a cache: the controller
 	// warns when it is smaller than twice the node's memory.
 	// +optional

@@ -266,6 +266,19 @@ func TestAdmissionRejectsInvalidSpecsNamingTheFieldAndCause(t *testing.T) {
 			set(t, o, "spec.workloads[0].latencyTarget", map[string]any{"microseconds": 2000, "vary": "QueueDepth"})
 			set(t, o, "spec.workloads[0].queueDepths", []any{1})
 		}, "spec.workloads[0].queueDepths", "a QueueDepth search goes from queue depth 1 to the largest of queueDepths: give one above 1"},
+		{"an engine the API does not know", func(t *testing.T, o map[string]any) { set(t, o, "spec.workloads[0].ioEngine", "spdk") },
+			"spec.workloads[0].ioEngine", "Unsupported value"},
+		{"psync with a queue depth above 1", func(t *testing.T, o map[string]any) {
+			set(t, o, "spec.workloads[0].ioEngine", "Psync")
+			set(t, o, "spec.workloads[0].queueDepths", []any{1, 8})
+		}, "spec.workloads[0].queueDepths", "ioEngine Psync does one IO at a time per job, as fio's psync: give queueDepths [1]"},
+		{"psync with the default queue depth", func(t *testing.T, o map[string]any) {
+			set(t, o, "spec.workloads[0].ioEngine", "Psync")
+			set(t, o, "spec.workloads[0].queueDepths", nil)
+		}, "spec.workloads[0].queueDepths", "ioEngine Psync does one IO at a time per job"},
+		{"an engine for a Metadata workload", func(t *testing.T, o map[string]any) {
+			addMetadataWorkload(o, map[string]any{"ioEngine": "Libaio"})
+		}, "spec.workloads[1].ioEngine", "a Metadata workload's engines are its operations: leave ioEngine out"},
 		{"a search varying something unknown", func(t *testing.T, o map[string]any) {
 			set(t, o, "spec.workloads[0].latencyTarget", map[string]any{"microseconds": 2000, "vary": "BlockSize"})
 		}, "spec.workloads[0].latencyTarget.vary", "Unsupported value"},
@@ -419,6 +432,7 @@ spec:
 		"workloads[0].access":          {w.Access, storagebenchv1alpha1.AccessRandom},
 		"workloads[0].direct":          {w.Direct != nil && *w.Direct, true},
 		"workloads[0].syncWrites":      {w.SyncWrites != nil && !*w.SyncWrites, true},
+		"workloads[0].ioEngine":        {w.IOEngine, storagebenchv1alpha1.IOEngineAuto},
 		"targets[0].accessMode":        {string(target.AccessMode), "ReadWriteOnce"},
 		"targets[0].volumeMode":        {string(target.VolumeMode), "Filesystem"},
 		"clients.count":                {spec.Clients.Count, int32(1)},

@@ -103,6 +103,10 @@ func (ds *dataSet) cellJob(p *plan.Plan, c *sbv1.Cell, seed uint64) engine.JobSp
 		// Prepare laid the data out; a cell never writes it out again.
 		Fill: engine.FillNever,
 	}
+	if c.IOEngine != "" {
+		j.IOEngine = c.IOEngine
+	}
+	ds.splitAmongJobs(&j, p)
 	if c.BlockSizeBytes > 0 {
 		j.BlockSize, j.BSMin, j.BSMax = c.BlockSizeBytes, c.BlockSizeBytes, c.BlockSizeBytes
 	} else {
@@ -111,6 +115,29 @@ func (ds *dataSet) cellJob(p *plan.Plan, c *sbv1.Cell, seed uint64) engine.JobSp
 		j.BlockAlign, j.BSStep = c.BlockAlignmentBytes, c.BlockAlignmentBytes
 	}
 	return j
+}
+
+// splitAmongJobs gives each of the job's clones its own equal part of every
+// file (of the client's region of a shared device): clone k works on
+// [k*part, (k+1)*part) of each, as fio's numjobs clones each work on files
+// of their own. Without it every clone of a sequential cell would walk the
+// same blocks in lockstep from the same offset, measuring one stream served
+// numJobs times (from the storage's cache). The parts are whole largest
+// blocks, so a sequential pass never ends on a partial block; the API
+// refuses data sets whose parts would be smaller than one (Validate).
+func (ds *dataSet) splitAmongJobs(j *engine.JobSpec, p *plan.Plan) {
+	if j.NumJobs <= 1 || len(ds.files) == 0 {
+		return
+	}
+	perFile := ds.size / int64(len(ds.files))
+	part := alignDown(perFile/int64(j.NumJobs), largestBlock(p))
+	if part <= 0 {
+		// Validate refuses such data sets; the clones then share the
+		// whole files, as before the split.
+		return
+	}
+	j.Size = part * int64(len(ds.files))
+	j.OffsetIncrement = part
 }
 
 func rwFor(c *sbv1.Cell) string {

@@ -1,0 +1,64 @@
+package clientrun
+
+import (
+	"testing"
+
+	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
+	"github.com/storagebench/storagebench/engine"
+	"github.com/storagebench/storagebench/internal/plan"
+)
+
+// A cell's jobs each get their own equal part of every file, in whole
+// largest blocks, as fio's numjobs clones each get files of their own; one
+// job keeps the whole files.
+func TestEachJobOfACellWorksOnItsOwnPartOfEveryFile(t *testing.T) {
+	b := smallBenchmark(1, false) // 8Mi over 2 files, 4Ki blocks
+	p := plan.Build(b, &b.Spec.Targets[0], t.TempDir())
+	ds, err := dataFor(p, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cell := sbv1.Cell{Name: "seq", Access: sbv1.AccessSequential, BlockSizeBytes: 4096, ReadPercent: 100, QueueDepth: 1, NumJobs: 3, DurationSeconds: 1}
+	j := ds.cellJob(p, &cell, 1)
+	// 4 MiB per file / 3 jobs, down to whole 4 KiB blocks.
+	part := int64(4<<20) / 3 / 4096 * 4096
+	if j.OffsetIncrement != part || j.Size != 2*part || j.NumJobs != 3 {
+		t.Fatalf("3 jobs: offset_increment %d, size %d; want %d and %d (each job its own part of both files)", j.OffsetIncrement, j.Size, part, 2*part)
+	}
+	cell.NumJobs = 1
+	if j := ds.cellJob(p, &cell, 1); j.OffsetIncrement != 0 || j.Size != 8<<20 {
+		t.Fatalf("1 job: offset_increment %d, size %d; want the whole 8 MiB", j.OffsetIncrement, j.Size)
+	}
+}
+
+func TestACellsEngineIsTheWorkloadsOrTheClientsDefault(t *testing.T) {
+	b := smallBenchmark(1, false)
+	p := plan.Build(b, &b.Spec.Targets[0], t.TempDir())
+	ds := &dataSet{}
+	cell := sbv1.Cell{Name: "c", BlockSizeBytes: 4096, ReadPercent: 100, QueueDepth: 1, NumJobs: 1}
+	if j := ds.cellJob(p, &cell, 1); j.IOEngine != p.IOEngine {
+		t.Fatalf("no engine asked: %q, want the client's %q", j.IOEngine, p.IOEngine)
+	}
+	cell.IOEngine = engine.EngineLibaio
+	if j := ds.cellJob(p, &cell, 1); j.IOEngine != engine.EngineLibaio {
+		t.Fatalf("libaio asked: %q", j.IOEngine)
+	}
+}
+
+// Sequential cells with several jobs run within the laid-out files (the
+// parts add up to no more than each file) and every job does IO.
+func TestSeveralJobsOfASequentialCellRunOnTheirParts(t *testing.T) {
+	b := smallBenchmark(1, false)
+	b.Spec.Workloads = []sbv1.WorkloadGroup{{Name: "seq", Access: sbv1.AccessSequential, BlockSizes: []sbv1.BlockSize{"64Ki"},
+		ReadPercents: []int32{100, 0}, QueueDepths: []int32{2}, NumJobs: []int32{3}, DurationSeconds: 1, Direct: ptrBool(true)}}
+	if errs := b.Spec.Validate(); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	tr, _ := runClients(t, plan.Build(b, &b.Spec.Targets[0], t.TempDir()))
+	for i := range tr.Cells {
+		r := tr.Cells[i].Result()
+		if (r.Read == nil || r.Read.IOs == 0) && (r.Write == nil || r.Write.IOs == 0) {
+			t.Fatalf("cell %s did no IO: %+v", tr.Cells[i].Cell.Name, r)
+		}
+	}
+}
