@@ -219,6 +219,8 @@ type JobSpec struct {
 	// SteadyDuration leaves it off.
 	SteadyState                SteadyStateCriterion
 	SteadyDuration, SteadyRamp time.Duration
+	// Think is fio's thinktime (see thinktime.go).
+	Think ThinkTime
 	// Options are the options given for this job (not inherited from the
 	// global section), echoed as fio's "job options".
 	Options map[string]string
@@ -411,6 +413,9 @@ func (j *JobSpec) validate() error {
 		return err
 	}
 	if err := j.validateSteadyState(); err != nil {
+		return err
+	}
+	if err := j.validateThinkTime(); err != nil {
 		return err
 	}
 	switch j.Fill {

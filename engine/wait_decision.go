@@ -29,6 +29,9 @@ type waitState struct {
 	// stopping: the run is over, failed or cancelled, or the byte limit
 	// is reached; nothing more is issued and what is in flight drains.
 	stopping bool
+	// resumeAt is when a thinking worker (thinktime) issues again; 0 when
+	// it is not thinking.
+	resumeAt int64
 }
 
 // waitDecision is the backend wait to make: wait(minComplete, timeout).
@@ -64,11 +67,15 @@ func decideWait(s waitState) waitDecision {
 	}
 	if !s.stopping {
 		wait = min(wait, s.end-s.now)
+		if s.resumeAt > 0 {
+			wait = min(wait, s.resumeAt-s.now)
+		}
 	}
 	minComplete := 0
-	if wait > 0 && (s.inflight > 0 || s.paced) {
-		// A paced worker with nothing in flight also "waits" for one:
-		// the backend then sleeps until the next due IO.
+	if wait > 0 && (s.inflight > 0 || s.paced || (s.resumeAt > 0 && !s.stopping)) {
+		// A paced or thinking worker with nothing in flight also
+		// "waits" for one: the backend then sleeps until the next due
+		// IO or the think's end.
 		minComplete = 1
 	}
 	if s.inflight > 0 && !s.paced && !s.stopping && s.end-s.now > int64(timedWaitWindow) &&

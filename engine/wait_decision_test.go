@@ -38,6 +38,11 @@ func TestDecideWait(t *testing.T) {
 			with(measuringUnpaced, func(s *waitState) { s.paced, s.free, s.inflight, s.nextDue = true, 3, 1, now+2*ms }), waitDecision{1, 2 * time.Millisecond}},
 		{"a paced worker with nothing in flight sleeps until its next due IO",
 			with(measuringUnpaced, func(s *waitState) { s.paced, s.free, s.inflight, s.nextDue = true, 4, 0, now+5*ms }), waitDecision{1, 5 * time.Millisecond}},
+		// thinktime.
+		{"a thinking worker with nothing in flight sleeps until the think ends",
+			with(measuringUnpaced, func(s *waitState) { s.free, s.inflight, s.resumeAt = 4, 0, now+3*ms }), waitDecision{1, 3 * time.Millisecond}},
+		{"a thinking worker that is stopping does not wait for the think",
+			with(measuringUnpaced, func(s *waitState) { s.free, s.inflight, s.resumeAt, s.stopping = 4, 0, now+3*ms, true }), waitDecision{0, maxWait}},
 		{"a paced worker without a free slot waits for a completion, at most maxWait, whatever the next due IO",
 			with(measuringUnpaced, func(s *waitState) { s.paced, s.nextDue = true, now+ms }), waitDecision{1, maxWait}},
 		{"a paced worker whose next IO is already due only polls, so it issues that IO at once",

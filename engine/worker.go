@@ -101,6 +101,8 @@ type worker struct {
 	// latencyFound ends the job once the search is over.
 	latency      *latencySearch
 	latencyFound bool
+	// think is fio's thinktime (thinktime.go); nil without one.
+	think *thinker
 	// progress counts completions for the steady-state monitor, which
 	// stops steady once the worker's unit is steady (both nil unless the
 	// job has ss_dur).
@@ -285,6 +287,7 @@ func (w *worker) run(s runSchedule) {
 	if j.Ramp == 0 {
 		beginMeasure(start)
 	}
+	w.think = newThinker(j.Think, start)
 	inflight := 0
 	lastYield := start
 	for {
@@ -315,6 +318,9 @@ func (w *worker) run(s runSchedule) {
 		if w.latency != nil {
 			room = min(room, w.latency.room(inflight))
 		}
+		if w.think != nil && !stopping {
+			room, now = w.think.room(room, inflight, now)
+		}
 		if !stopping && room > 0 {
 			n := room
 			if pace != nil {
@@ -324,6 +330,9 @@ func (w *worker) run(s runSchedule) {
 			for ; n > 0; n-- {
 				if !w.prepOne(now, pace, measuring) {
 					break
+				}
+				if w.think != nil && !isSync(w.slots[w.batch[len(w.batch)-1]].op) && w.think.issuedOne(now) {
+					break // the think is due: issue no more
 				}
 			}
 			if len(w.batch) > 0 {
@@ -356,6 +365,7 @@ func (w *worker) run(s runSchedule) {
 		ws := waitState{
 			now: now, inflight: inflight, free: room, paced: pace != nil,
 			measuring: measuring, rampEnd: rampEnd, end: end, nextBoundary: nextBoundary, stopping: stopping,
+			resumeAt: w.think.resumeAt(),
 		}
 		if pace != nil && room > 0 && !stopping {
 			ws.nextDue = pace.nextDue() // only then does decideWait read it
@@ -372,6 +382,9 @@ func (w *worker) run(s runSchedule) {
 			t = nanotime()
 			inflight -= len(w.comps)
 			w.complete(t, measuring)
+		}
+		if w.think != nil {
+			w.think.check(now)
 		}
 		if measuring {
 			if t == 0 {
@@ -572,6 +585,9 @@ func (w *worker) complete(tc int64, measuring bool) {
 		}
 		if !isSync(s.op) {
 			done, doneBytes = done+1, doneBytes+int64(c.res)
+			if w.think != nil {
+				w.think.completed++
+			}
 		}
 		if !measuring {
 			continue
