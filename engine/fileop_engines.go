@@ -117,6 +117,8 @@ func (j *JobSpec) validateFileOp() error {
 		return bad("direct", "ioengine=%s reads through the page cache", EngineFileRead)
 	case j.RateIOPS > 0 || j.RateBytes > 0:
 		return bad("rate_iops", "not supported with ioengine=%s", j.IOEngine)
+	case j.RateMin.Bytes > 0 || j.RateMin.IOPS > 0:
+		return bad("rate_min", "not supported with ioengine=%s", j.IOEngine)
 	}
 	return nil
 }

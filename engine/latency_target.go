@@ -48,16 +48,22 @@ func init() {
 }
 
 // usecTimeKind is a time whose bare number is microseconds, as fio reads
-// latency_target and latency_window.
-var usecTimeKind = valueKind{noun: "a time", want: "a whole number >= 0 with an optional unit us, ms, s, m, h, d (a bare number is microseconds)",
-	parse: func(s string) (int64, error) {
-		t := strings.TrimSpace(s)
-		if t != "" && strings.Trim(t, "0123456789") == "" {
-			t += "us"
-		}
-		d, err := parseDuration(t)
-		return int64(d), err
-	}, max: math.MaxInt64}
+// latency_target, latency_window and thinktime.
+var usecTimeKind = timeKindIn("us", "microseconds")
+
+// timeKindIn is a time whose bare number is in unit: fio reads some times
+// in seconds, some in microseconds, some in milliseconds.
+func timeKindIn(unit, unitName string) valueKind {
+	return valueKind{noun: "a time", want: "a whole number >= 0 with an optional unit us, ms, s, m, h, d (a bare number is " + unitName + ")",
+		parse: func(s string) (int64, error) {
+			t := strings.TrimSpace(s)
+			if t != "" && strings.Trim(t, "0123456789") == "" {
+				t += unit
+			}
+			d, err := parseDuration(t)
+			return int64(d), err
+		}, max: math.MaxInt64}
+}
 
 // maxLatencyWindow bounds latency_window: a window longer than a day would
 // never end a search, and the clock's arithmetic must not wrap.

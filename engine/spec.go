@@ -221,6 +221,8 @@ type JobSpec struct {
 	SteadyDuration, SteadyRamp time.Duration
 	// Think is fio's thinktime (see thinktime.go).
 	Think ThinkTime
+	// RateMin is fio's rate_min and rate_iops_min (see rate_min.go).
+	RateMin RateMin
 	// Options are the options given for this job (not inherited from the
 	// global section), echoed as fio's "job options".
 	Options map[string]string
@@ -416,6 +418,9 @@ func (j *JobSpec) validate() error {
 		return err
 	}
 	if err := j.validateThinkTime(); err != nil {
+		return err
+	}
+	if err := j.validateRateMin(); err != nil {
 		return err
 	}
 	switch j.Fill {

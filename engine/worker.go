@@ -103,6 +103,9 @@ type worker struct {
 	latencyFound bool
 	// think is fio's thinktime (thinktime.go); nil without one.
 	think *thinker
+	// floor is fio's rate_min and rate_iops_min (rate_min.go); nil
+	// without one.
+	floor *rateFloor
 	// progress counts completions for the steady-state monitor, which
 	// stops steady once the worker's unit is steady (both nil unless the
 	// job has ss_dur).
@@ -283,7 +286,11 @@ func (w *worker) run(s runSchedule) {
 		if w.latency != nil {
 			w.latency.restart(at)
 		}
+		if w.floor != nil {
+			w.floor.restart(at)
+		}
 	}
+	w.floor = newRateFloor(j.RateMin, w.lane, w.lanes)
 	if j.Ramp == 0 {
 		beginMeasure(start)
 	}
@@ -398,6 +405,12 @@ func (w *worker) run(s runSchedule) {
 					beginMeasure(t)
 				case latencyDone:
 					w.latencyFound = true
+				}
+			}
+			if w.floor != nil {
+				d := &w.stats.dir
+				if err := w.floor.check(t, [2]int64{d[opRead].bytes, d[opWrite].bytes}, [2]int64{d[opRead].ios, d[opWrite].ios}); err != nil {
+					w.fail(fmt.Errorf("job %q: %w", j.Name, err))
 				}
 			}
 			for t >= nextBoundary {
