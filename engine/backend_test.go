@@ -98,7 +98,7 @@ func waitFor(t *testing.T, be backend, n int, res int32) {
 }
 
 func TestPacerSchedule(t *testing.T) {
-	p := newPacer(1000, 0, 1, 0) // one IO per millisecond from t=0
+	p := newPacer(1000, 0, 1, 0, RateProcessLinear, 0) // one IO per millisecond from t=0
 	if d := p.due(0); d != 1 {
 		t.Fatalf("due at 0 = %d, want 1", d)
 	}
@@ -117,7 +117,7 @@ func TestPacerSchedule(t *testing.T) {
 		t.Fatalf("next due %d", p.nextDue())
 	}
 	// Two lanes interleave: lane 1 owns the odd schedule positions.
-	l1 := newPacer(1000, 1, 2, 0)
+	l1 := newPacer(1000, 1, 2, 0, RateProcessLinear, 0).(*evenPacer)
 	if l1.due(0) != 0 || l1.due(1e6) != 1 || l1.intended(0) != 1e6 || l1.intended(1) != 3e6 {
 		t.Fatalf("lane 1: due(0)=%d due(1ms)=%d intended %d %d", l1.due(0), l1.due(1e6), l1.intended(0), l1.intended(1))
 	}

@@ -2,7 +2,32 @@ package engine
 
 import "math/bits"
 
-// pacer is an absolute schedule: IO k of the lane is intended at
+// pacer is a rate_iops schedule: when each IO is intended. Latency is
+// measured from that moment, whatever the storage does.
+type pacer interface {
+	// restart re-anchors the schedule (at the end of the ramp, so that
+	// the measured phase starts on schedule, not with the ramp's
+	// backlog).
+	restart(anchor int64)
+	// due is how many IOs are due at now and not yet issued.
+	due(now int64) int
+	// next takes the next IO off the schedule and returns its intended
+	// time.
+	next() int64
+	// nextDue is the intended time of the next IO not yet issued.
+	nextDue() int64
+}
+
+// newPacer is the schedule of a lane of a job paced at rate IOPS: fio's
+// rate_process, linear (evenly spaced) or poisson.
+func newPacer(rate, lane, lanes int, anchor int64, process string, seed uint64) pacer {
+	if process == RateProcessPoisson {
+		return newPoissonPacer(rate, lanes, anchor, seed)
+	}
+	return &evenPacer{anchor: anchor, rate: uint64(rate), lane: uint64(lane), lanes: uint64(lanes)}
+}
+
+// evenPacer is an absolute schedule: IO k of the lane is intended at
 // anchor + (k*lanes + lane) / rate seconds. Being absolute, a slow period
 // is followed by catching up (everything due is issued at once, up to the
 // free slots), so the achieved rate is the target whenever the storage can
@@ -10,7 +35,7 @@ import "math/bits"
 // which keeps a stall from hiding behind fewer samples (coordinated
 // omission). With lanes > 1 (psync emulating a queue depth with one thread
 // per slot) the lanes interleave on one schedule without sharing state.
-type pacer struct {
+type evenPacer struct {
 	anchor int64 // nanotime of IO 0
 	rate   uint64
 	lane   uint64
@@ -18,23 +43,16 @@ type pacer struct {
 	issued uint64 // IOs issued since anchor
 }
 
-func newPacer(rate, lane, lanes int, anchor int64) *pacer {
-	return &pacer{anchor: anchor, rate: uint64(rate), lane: uint64(lane), lanes: uint64(lanes)}
-}
-
-// restart re-anchors the schedule (at the end of the ramp, so that the
-// measured phase starts on schedule, not with the ramp's backlog).
-func (p *pacer) restart(anchor int64) { p.anchor, p.issued = anchor, 0 }
+func (p *evenPacer) restart(anchor int64) { p.anchor, p.issued = anchor, 0 }
 
 // intended is the nanotime at which the lane's IO k is due.
-func (p *pacer) intended(k uint64) int64 {
+func (p *evenPacer) intended(k uint64) int64 {
 	hi, lo := bits.Mul64(k*p.lanes+p.lane, 1e9)
 	q, _ := bits.Div64(hi%p.rate, lo, p.rate) // hi < rate for any realistic k
 	return p.anchor + int64(q)
 }
 
-// due is how many IOs are due at now and not yet issued.
-func (p *pacer) due(now int64) int {
+func (p *evenPacer) due(now int64) int {
 	if now < p.anchor {
 		return 0
 	}
@@ -53,12 +71,10 @@ func (p *pacer) due(now int64) int {
 	return 1 << 30
 }
 
-// next takes the next IO off the schedule and returns its intended time.
-func (p *pacer) next() int64 {
+func (p *evenPacer) next() int64 {
 	t := p.intended(p.issued)
 	p.issued++
 	return t
 }
 
-// nextDue is the intended time of the next IO not yet issued.
-func (p *pacer) nextDue() int64 { return p.intended(p.issued) }
+func (p *evenPacer) nextDue() int64 { return p.intended(p.issued) }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -26,6 +27,14 @@ func init() {
 				return err
 			}
 			return numberOpt(rateKind, func(j *JobSpec, v int64) { j.RateMin.IOPS = v })(j, s)
+		}},
+		{name: "rate_process", help: "how paced IOs are spread in time: linear (even gaps, the default) or poisson (exponential gaps: IOs arriving independently)", apply: func(j *JobSpec, s string) error {
+			switch v := strings.TrimSpace(s); v {
+			case RateProcessLinear, RateProcessPoisson:
+				j.RateProcess = v
+				return nil
+			}
+			return fmt.Errorf("%s is not linear or poisson", excerpt(s))
 		}},
 		{name: "rate_cycle", help: "how long rate_min and rate_iops_min are averaged over; bare number = milliseconds (default 1000)", apply: numberOpt(msecTimeKind, func(j *JobSpec, v int64) { j.RateMin.Cycle = time.Duration(v) })},
 	} {

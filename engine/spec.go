@@ -223,6 +223,9 @@ type JobSpec struct {
 	Think ThinkTime
 	// RateMin is fio's rate_min and rate_iops_min (see rate_min.go).
 	RateMin RateMin
+	// RateProcess is how paced IOs are spread: RateProcessLinear (even
+	// gaps, the default) or RateProcessPoisson (fio's rate_process).
+	RateProcess string
 	// Options are the options given for this job (not inherited from the
 	// global section), echoed as fio's "job options".
 	Options map[string]string

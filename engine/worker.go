@@ -269,9 +269,9 @@ func (w *worker) run(s runSchedule) {
 		w.stats.finish(nanotime())
 		return
 	}
-	var pace *pacer
+	var pace pacer
 	if j.RateIOPS > 0 {
-		pace = newPacer(j.RateIOPS, w.lane, w.lanes, start)
+		pace = newPacer(j.RateIOPS, w.lane, w.lanes, start, j.RateProcess, w.rng.next())
 	}
 	measuring := false
 	var nextBoundary int64
@@ -435,7 +435,7 @@ func (w *worker) run(s runSchedule) {
 
 // prepOne prepares the next IO into a free slot. It returns false when the
 // byte limit of the measured phase is reached.
-func (w *worker) prepOne(now int64, pace *pacer, measuring bool) bool {
+func (w *worker) prepOne(now int64, pace pacer, measuring bool) bool {
 	j := w.job
 	// The limits count from the end of the ramp; the ramp itself is not
 	// limited.
@@ -508,7 +508,7 @@ func (w *worker) prepOne(now int64, pace *pacer, measuring bool) bool {
 
 // takeSlot takes a free slot for the next IO, on file fi, and queues it for
 // submission with its intended start.
-func (w *worker) takeSlot(pace *pacer, fi int) (*slot, int) {
+func (w *worker) takeSlot(pace pacer, fi int) (*slot, int) {
 	si := w.free[len(w.free)-1]
 	w.free = w.free[:len(w.free)-1]
 	s := &w.slots[si]

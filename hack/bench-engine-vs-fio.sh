@@ -147,6 +147,10 @@ workloads=(
 	"uring-bssplit-randread-qd16|--ioengine=io_uring --rw=randread --bssplit=4k/70:64k/30 --norandommap --iodepth=16 --numjobs=1"
 	"uring-4k-randread-zipf1.2-qd16|--ioengine=io_uring --rw=randread --random_distribution=zipf:1.2 --bs=4k --iodepth=16 --numjobs=1"
 	"uring-4k-randread-30pct-random-qd8|--ioengine=io_uring --rw=randread --percentage_random=30 --bs=4k --iodepth=8 --numjobs=1"
+	# Paced with Poisson arrivals: both tools should deliver the rate; the
+	# latency columns differ by design (the engine times a paced IO from
+	# its arrival, fio from its issue).
+	"uring-4k-randread-poisson-20k-qd16|--ioengine=io_uring --rw=randread --bs=4k --iodepth=16 --numjobs=1 --rate_iops=20000 --rate_process=poisson"
 )
 
 # run TOOL NAME ARGS...: runs one tool and stores its JSON and process CPU.
