@@ -47,8 +47,8 @@ func (w *worker) setupFileOps() error {
 func (w *worker) runFileOps(s runSchedule) {
 	j := w.job
 	e, _ := j.fileOp()
-	start := s.start + int64(j.StartDelay)
-	if !w.sleepUntil(start, s.stop) {
+	start, started := w.waitToStart(s)
+	if !started {
 		w.stats.begin(nanotime())
 		w.stats.finish(nanotime())
 		return

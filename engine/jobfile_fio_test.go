@@ -122,6 +122,7 @@ func TestJobFilesMeanWhatTheyMeanToFio(t *testing.T) {
 		{files: []string{"shape.fio"}},
 		{files: []string{"sync.fio"}},
 		{files: []string{"thinktime.fio"}},
+		{files: []string{"waitfor.fio"}},
 		// The first file inherits the command line's globals (bs=8k) and
 		// runs beside its job; the second starts from the defaults, after.
 		{files: []string{"second-file.fio", "include.fio"},

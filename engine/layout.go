@@ -88,6 +88,9 @@ func validateJobs(jobs []JobSpec) error {
 			return fmt.Errorf("%w: %w", ErrUsage, err)
 		}
 	}
+	if err := validateWaitFor(jobs); err != nil {
+		return fmt.Errorf("%w: %w", ErrUsage, err)
+	}
 	return nil
 }
 

@@ -177,6 +177,7 @@ func execute(ctx context.Context, g runGroup, opts RunOptions) (*execution, erro
 	}
 	var all []*worker
 	groupStops := map[int]*atomic.Bool{}
+	jobEnds := waitForGates(runs)
 	for i, r := range runs {
 		id := g.reportGroup(i)
 		if groupStops[id] == nil {
@@ -196,7 +197,7 @@ func execute(ctx context.Context, g runGroup, opts RunOptions) (*execution, erro
 	var wg sync.WaitGroup
 	wg.Add(len(all))
 	for _, w := range all {
-		w.start(ready, begin, sched, wg.Done)
+		w.start(ready, begin, sched, jobEnds.doneFunc(w, wg.Done))
 	}
 	var setupErr error
 	for range all {

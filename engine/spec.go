@@ -223,6 +223,9 @@ type JobSpec struct {
 	Think ThinkTime
 	// RateMin is fio's rate_min and rate_iops_min (see rate_min.go).
 	RateMin RateMin
+	// WaitFor names an earlier job whose clones must all finish before
+	// this job starts (fio's wait_for; see wait_for.go).
+	WaitFor string
 	// RateProcess is how paced IOs are spread: RateProcessLinear (even
 	// gaps, the default) or RateProcessPoisson (fio's rate_process).
 	RateProcess string

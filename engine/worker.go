@@ -106,6 +106,9 @@ type worker struct {
 	// floor is fio's rate_min and rate_iops_min (rate_min.go); nil
 	// without one.
 	floor *rateFloor
+	// after is closed when the job this one waits for has finished
+	// (wait_for); nil without one.
+	after <-chan struct{}
 	// progress counts completions for the steady-state monitor, which
 	// stops steady once the worker's unit is steady (both nil unless the
 	// job has ss_dur).
@@ -257,14 +260,14 @@ type runSchedule struct {
 // then accounts the completions with one timestamp per batch, as fio does.
 func (w *worker) run(s runSchedule) {
 	j := w.job
-	start := s.start + int64(j.StartDelay)
+	start, started := w.waitToStart(s)
 	rampEnd := start + int64(j.Ramp)
 	end := int64(math.MaxInt64)
 	if j.Runtime > 0 {
 		end = rampEnd + int64(j.Runtime)
 	}
 	interval := s.interval
-	if !w.sleepUntil(start, s.stop) {
+	if !started {
 		w.stats.begin(nanotime())
 		w.stats.finish(nanotime())
 		return
