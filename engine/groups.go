@@ -10,6 +10,8 @@ type runGroup struct {
 	// exitAll: when a job ends, the other jobs of its reporting group stop
 	// (some job of the run has exitall).
 	exitAll bool
+	// logs are the run's open log files (write_bw_log ...).
+	logs *logFiles
 }
 
 // reportGroup is job i's reporting group id; a group built without ids

@@ -59,13 +59,28 @@ func Run(ctx context.Context, jobs []JobSpec, opts RunOptions) (*result.Document
 	for i := range jobs {
 		exitAll = exitAll || jobs[i].ExitAll
 	}
+	threads := 0
+	for i := range jobs {
+		jobs[i].threadBase = threads
+		threads += jobs[i].NumJobs
+	}
 	groups := runGroups(jobs)
 	if err := checkSteadyGroups(groups); err != nil {
 		return nil, err
 	}
+	logs := &logFiles{}
+	doc, err := runAll(ctx, groups, exitAll, logs, opts)
+	if lerr := logs.closeAll(); lerr != nil && err == nil {
+		return doc, lerr
+	}
+	return doc, err
+}
+
+// runAll runs the groups one after another.
+func runAll(ctx context.Context, groups []runGroup, exitAll bool, logs *logFiles, opts RunOptions) (*result.Document, error) {
 	var doc *result.Document
 	for _, g := range groups {
-		g.exitAll = exitAll
+		g.exitAll, g.logs = exitAll, logs
 		ex, err := execute(ctx, g, opts)
 		if err != nil {
 			if doc == nil {
@@ -171,7 +186,7 @@ func execute(ctx context.Context, g runGroup, opts RunOptions) (*execution, erro
 	if err != nil {
 		return nil, err
 	}
-	runs, err := planWorkers(jobs, place)
+	runs, err := planWorkers(jobs, place, g.logs)
 	if err != nil {
 		return nil, err
 	}
@@ -244,7 +259,7 @@ func execute(ctx context.Context, g runGroup, opts RunOptions) (*execution, erro
 }
 
 // planWorkers chooses each job's backend and creates its workers.
-func planWorkers(jobs []JobSpec, place *placement) ([]*jobRun, error) {
+func planWorkers(jobs []JobSpec, place *placement, logs *logFiles) ([]*jobRun, error) {
 	var runs []*jobRun
 	for ji := range jobs {
 		j := &jobs[ji]
@@ -258,11 +273,17 @@ func planWorkers(jobs []JobSpec, place *placement) ([]*jobRun, error) {
 			if err != nil {
 				return nil, fmt.Errorf("job %q: %w", j.Name, err)
 			}
+			var cl *cloneLogs
+			if logs != nil {
+				if cl, err = openCloneLogs(logs, j.Logs, j.threadBase+c+1); err != nil {
+					return nil, fmt.Errorf("job %q: %w", j.Name, err)
+				}
+			}
 			for lane := 0; lane < r.lanes; lane++ {
 				cpus := place.cpusFor(ji, c, lane, r.lanes)
 				r.workers = append(r.workers, &worker{
 					job: j, jobID: ji, clone: c, lane: lane, lanes: r.lanes, depth: p.depth,
-					files: files, kind: r.kind, cpus: cpus,
+					files: files, kind: r.kind, cpus: cpus, logs: cl,
 				})
 			}
 		}

@@ -37,7 +37,7 @@ func plannedWorkers(t *testing.T, jobs []JobSpec) []*jobRun {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs, err := planWorkers(jobs, place)
+	runs, err := planWorkers(jobs, place, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -223,6 +223,12 @@ type JobSpec struct {
 	Think ThinkTime
 	// RateMin is fio's rate_min and rate_iops_min (see rate_min.go).
 	RateMin RateMin
+	// Logs are fio's write_bw_log, write_iops_log and write_lat_log (see
+	// io_logs.go).
+	Logs IOLogs
+	// threadBase is how many clones the run's jobs before this one have,
+	// which numbers its log files as fio numbers its threads.
+	threadBase int
 	// WaitFor names an earlier job whose clones must all finish before
 	// this job starts (fio's wait_for; see wait_for.go).
 	WaitFor string

@@ -35,6 +35,7 @@ type slot struct {
 	off      int64
 	issue    int64 // nanotime handed to the kernel
 	intended int64 // nanotime it was due (pacing), else issue
+	slat     int64 // submission time, -1 where the backend does not time it
 	size     int32
 	op       uint8
 	file     int32
@@ -109,6 +110,9 @@ type worker struct {
 	// after is closed when the job this one waits for has finished
 	// (wait_for); nil without one.
 	after <-chan struct{}
+	// logs are the clone's fio logs (write_bw_log ...), shared by its
+	// lanes; nil without any.
+	logs *cloneLogs
 	// progress counts completions for the steady-state monitor, which
 	// stops steady once the worker's unit is steady (both nil unless the
 	// job has ss_dur).
@@ -292,6 +296,9 @@ func (w *worker) run(s runSchedule) {
 		if w.floor != nil {
 			w.floor.restart(at)
 		}
+		if w.logs != nil {
+			w.logs.begin(at)
+		}
 	}
 	w.floor = newRateFloor(j.RateMin, w.lane, w.lanes)
 	if j.Ramp == 0 {
@@ -365,8 +372,10 @@ func (w *worker) run(s runSchedule) {
 					if pace == nil {
 						sl.intended = now
 					}
+					sl.slat = -1
 					if measuring && w.timeSlat && !isSync(sl.op) {
-						w.stats.dir[sl.op].slat.Record(ts - now)
+						sl.slat = ts - now
+						w.stats.dir[sl.op].slat.Record(sl.slat)
 					}
 				}
 			}
@@ -425,6 +434,8 @@ func (w *worker) run(s runSchedule) {
 	if !measuring {
 		// Stopped during the ramp: nothing was measured.
 		w.stats.begin(nanotime())
+	} else if w.logs != nil {
+		w.logs.end(nanotime())
 	}
 	if j.EndFsync && w.err == nil && j.readPercent() < 100 {
 		for i, fd := range w.fds {
@@ -615,6 +626,9 @@ func (w *worker) complete(tc int64, measuring bool) {
 		d := &st.dir[s.op]
 		d.clat.Record(tc - s.issue)
 		lat := tc - s.intended
+		if w.logs != nil {
+			w.logs.io(s.op, int64(c.res), s.off, tc, lat, tc-s.issue, s.slat)
+		}
 		d.lat.Record(lat)
 		if w.latency != nil && !w.latency.observe(lat) {
 			w.fail(latencyMissed(w.job, lat))
