@@ -11,10 +11,12 @@ import (
 
 // fio's write_bw_log, write_iops_log and write_lat_log, in fio's log format
 // so that fio2gnuplot and fio's own plotting tools read them: one line per
-// entry, "time (ms), value, direction (0 read, 1 write), block size, offset".
+// entry, "time (ms), value, direction (0 read, 1 write), block size[,
+// offset], priority" (the offset with log_offset; the priority is 0 here,
+// the engine setting none).
 // Without log_avg_msec every IO is an entry (bandwidth in KiB/s over its
-// clat, IOPS 1, latencies in ns; block size and, with log_offset, offset
-// filled in); with it each window of log_avg_msec gives one entry per
+// clat, IOPS 1, latencies in ns; block size, and offset
+// with log_offset); with it each window of log_avg_msec gives one entry per
 // direction that did IO in it (bandwidth in KiB/s, IOPS, mean latencies; 0
 // block size), at the window's end, and the latency logs also the last,
 // partial window, as fio writes them. Times count from the end of the ramp.
@@ -187,9 +189,12 @@ func (c *cloneLogs) write(k logKind, at int64, value int64, dir uint8, bs, off i
 	b = strconv.AppendInt(b, int64(dir), 10)
 	b = append(b, ", "...)
 	b = strconv.AppendInt(b, bs, 10)
-	b = append(b, ", "...)
-	b = strconv.AppendInt(b, off, 10)
-	b = append(b, '\n')
+	if c.cfg.Offset {
+		b = append(b, ", "...)
+		b = strconv.AppendInt(b, off, 10)
+	}
+	b = append(b, ", 0\n"...) // the IO's priority class, which fio logs last
+
 	c.line = b
 	lf.mu.Lock()
 	_, _ = lf.w.Write(b) // a write error shows at the flush (closeAll)
@@ -202,9 +207,6 @@ func (c *cloneLogs) io(dir uint8, size, off, at, lat, clat, slat int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.cfg.AvgMsec == 0 {
-		if !c.cfg.Offset {
-			off = 0
-		}
 		if clat > 0 {
 			c.write(logBW, at, size*int64(time.Second)/1024/clat, dir, size, off)
 		}
