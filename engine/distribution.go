@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/bits"
@@ -13,10 +12,11 @@ import (
 // Distribution is fio's random_distribution: how a random job's offsets
 // are spread over its region. The zero value is uniform.
 type Distribution struct {
-	// Kind is "" or "random" (uniform), "zipf", "pareto", "zoned" or
-	// "zoned_abs".
+	// Kind is "" or "random" (uniform), "zipf", "pareto", "normal",
+	// "zoned" or "zoned_abs".
 	Kind string
-	// Param is zipf's theta or pareto's power.
+	// Param is zipf's theta, pareto's power or normal's deviation (a
+	// percentage of the region).
 	Param float64
 	// Center, in [0, 1], puts the most probable block there and the
 	// next most probable after it, a contiguous hot band (fio's second
@@ -66,20 +66,13 @@ func parseDistribution(s string) (Distribution, error) {
 			return d, fmt.Errorf("pareto's power %s must be between 0 and 1", excerpt(param))
 		}
 		d.Param = v
-		if hasCenter {
-			c, err := strconv.ParseFloat(center, 64)
-			if err != nil || !(c >= 0 && c <= 1) {
-				return d, fmt.Errorf("the center %s must be a number from 0 to 1", excerpt(center))
-			}
-			d.Center = c
-		}
-		return d, nil
+		return d, d.parseCenter(center, hasCenter)
 	case "zoned", "zoned_abs":
 		return parseZones(d, rest)
-	case "normal", "gauss":
-		return d, errors.New("normal (gauss) is not implemented; random, zipf, pareto, zoned and zoned_abs are")
+	case "normal":
+		return parseNormal(d, rest)
 	}
-	return d, fmt.Errorf("unknown distribution %s (random, zipf, pareto, zoned, zoned_abs)", excerpt(kind))
+	return d, fmt.Errorf("unknown distribution %s (random, zipf, pareto, normal, zoned, zoned_abs)", excerpt(kind))
 }
 
 func parseZones(d Distribution, s string) (Distribution, error) {
@@ -125,6 +118,8 @@ type blockDraw struct {
 	// zipf (Gray et al.'s method, as fio's), pareto.
 	theta, zetan, zeta2, alpha, eta float64
 	paretoPow                       float64
+	// normal: the width of fio's extra deviation, in blocks.
+	normalDev uint64
 	// ranks become blocks by rank*mult+off mod n (a permutation: mult is
 	// prime to n), or, with a center, by rank+off.
 	mult, off uint64
@@ -183,6 +178,13 @@ func newBlockDraw(d Distribution, n uint64, alignBytes, regionBytes int64, seed 
 		b.eta = (1 - math.Pow(2/float64(n), 1-b.theta)) / (1 - b.zeta2/b.zetan)
 	case "pareto":
 		b.paretoPow = math.Log(d.Param) / math.Log(1-d.Param)
+	case "normal":
+		b.normalDev = min(uint64(math.Ceil(float64(n)*d.Param/100)), n/2)
+		if d.Center >= 0 {
+			// fio's rand_off: the bell's middle, block n/2, moves to
+			// the center.
+			b.off = uint64(int64(n)+int64(float64(n)*(d.Center-0.5))) % n
+		}
 	case "zoned", "zoned_abs":
 		b.scatter, b.off = false, 0
 		var cumAccess, cumRange float64
@@ -255,6 +257,8 @@ func (b *blockDraw) draw(r *rng) uint64 {
 		}
 		v := uint64(float64(b.n-1) * math.Pow(unit(r), b.paretoPow))
 		rank = b.n - 2 - min(v, b.n-2)
+	case "normal":
+		rank = b.normalRank(r)
 	default: // zoned
 		u := unit(r)
 		z := len(b.upTo) - 1
@@ -278,4 +282,53 @@ func (b *blockDraw) place(rank uint64) uint64 {
 		return (rem + b.off) % b.n
 	}
 	return (rank + b.off) % b.n
+}
+
+// normalRank is fio's gauss_next before its hash: the mean of 12 uniform
+// draws over [0, n] (a bell around n/2 whose deviation is n/12), plus a
+// uniform deviation of normalDev blocks around it, halved until it stays in
+// the region.
+func (b *blockDraw) normalRank(r *rng) uint64 {
+	var sum uint64
+	for range 12 {
+		sum += r.below(b.n + 1)
+	}
+	v := int64((sum + 11) / 12)
+	if b.normalDev > 0 {
+		dev := int64(float64(b.normalDev)*unit(r)) - int64(b.normalDev/2)
+		for v+dev < 0 || v+dev >= int64(b.n) {
+			dev /= 2
+		}
+		v += dev
+	}
+	return uint64(v)
+}
+
+// parseNormal reads normal[:DEV[:CENTER]]: DEV is fio's deviation, a
+// percentage of the region from 0 up to 100.
+func parseNormal(d Distribution, rest string) (Distribution, error) {
+	d.Kind = "normal"
+	if rest == "" {
+		return d, nil
+	}
+	dev, center, hasCenter := strings.Cut(rest, ":")
+	v, err := strconv.ParseFloat(dev, 64)
+	if err != nil || !(v >= 0 && v < 100) {
+		return d, fmt.Errorf("normal's deviation %s must be a percentage from 0 up to 100", excerpt(dev))
+	}
+	d.Param = v
+	return d, d.parseCenter(center, hasCenter)
+}
+
+// parseCenter reads a distribution's CENTER, when it has one.
+func (d *Distribution) parseCenter(center string, hasCenter bool) error {
+	if !hasCenter {
+		return nil
+	}
+	c, err := strconv.ParseFloat(center, 64)
+	if err != nil || !(c >= 0 && c <= 1) {
+		return fmt.Errorf("the center %s must be a number from 0 to 1", excerpt(center))
+	}
+	d.Center = c
+	return nil
 }

@@ -12,6 +12,8 @@ func TestParseDistributionReadsFiosForms(t *testing.T) {
 		"zipf:1.2":                       {Kind: "zipf", Param: 1.2, Center: -1},
 		"zipf:0.8:0.25":                  {Kind: "zipf", Param: 0.8, Center: 0.25},
 		"pareto:0.9":                     {Kind: "pareto", Param: 0.9, Center: -1},
+		"normal":                         {Kind: "normal", Center: -1},
+		"normal:5:0.2":                   {Kind: "normal", Param: 5, Center: 0.2},
 		"zoned:60/10:30/20:8/30:2/40":    {Kind: "zoned", Center: -1, Zones: []DistributionZone{{60, 10, 0}, {30, 20, 0}, {8, 30, 0}, {2, 40, 0}}},
 		"zoned_abs:60/20m:30/100m:10/1g": {Kind: "zoned_abs", Center: -1, Zones: []DistributionZone{{60, 0, 20 << 20}, {30, 0, 100 << 20}, {10, 0, 1 << 30}}},
 	} {
@@ -31,7 +33,9 @@ func TestParseDistributionReadsFiosForms(t *testing.T) {
 		"zipf:1":              "must be above 0 and not 1",
 		"pareto:1.5":          "between 0 and 1",
 		"zipf:1.2:2":          "center",
-		"normal:10":           "normal (gauss) is not implemented",
+		"normal:100":          "must be a percentage from 0 up to 100",
+		"normal:5:2":           "center",
+		"gauss:10":            "unknown distribution",
 		"zoned:60/10:30/20":   "the accesses add up to 90%",
 		"zoned:60/10:40/20":   "the ranges add up to 30%",
 		"zoned:60-10":         "want ACCESS%/RANGE",
@@ -169,6 +173,37 @@ func TestTheScatterIsAPermutation(t *testing.T) {
 				t.Fatalf("n=%d: rank %d lands on block %d, outside or taken", n, rank, k)
 			}
 			seen[k] = true
+		}
+	}
+}
+
+// normal is fio's: the mean of 12 uniform draws over the region, a bell
+// whose deviation is a twelfth of the region, widened by a uniform spread
+// of DEV percent of it; with a center the bell's middle is there (the
+// tails wrap around the region's ends, as fio's modulo wraps them).
+func TestNormalIsFiosBell(t *testing.T) {
+	const n = 1200
+	for _, c := range []struct {
+		d      Distribution
+		mean   float64
+		stddev float64
+	}{
+		// Irwin-Hall: 12 draws over [0, n] average to n/2 with deviation n/12.
+		{Distribution{Kind: "normal", Center: 0.5}, n / 2, n / 12.0},
+		// plus a uniform spread of 50 % of n: deviation 600/sqrt(12).
+		{Distribution{Kind: "normal", Param: 50, Center: 0.5}, n / 2, math.Sqrt(n*n/144.0 + 600*600/12.0)},
+		{Distribution{Kind: "normal", Center: 0.4}, 0.4 * n, n / 12.0},
+	} {
+		hits := counts(t, c.d, n, 400_000)
+		var sum, sumSq, total float64
+		for i, h := range hits {
+			x := float64(i)
+			sum, sumSq, total = sum+x*float64(h), sumSq+x*x*float64(h), total+float64(h)
+		}
+		mean := sum / total
+		sd := math.Sqrt(sumSq/total - mean*mean)
+		if math.Abs(mean-c.mean) > 0.01*n || math.Abs(sd/c.stddev-1) > 0.03 {
+			t.Errorf("normal:%g:%g: mean block %.1f, deviation %.1f; want %.1f and %.1f", c.d.Param, c.d.Center, mean, sd, c.mean, c.stddev)
 		}
 	}
 }
