@@ -25,7 +25,7 @@ func init() {
 			}
 			return numberOpt(percentKind, func(j *JobSpec, v int64) { j.PercentSequential = 100 - int(v) })(j, s)
 		}},
-		{name: "random_distribution", help: "random (default) | zipf:THETA[:CENTER] | pareto:POWER[:CENTER] | zoned:ACCESS/RANGE%:... | zoned_abs:ACCESS/SIZE:...", apply: func(j *JobSpec, s string) error {
+		{name: "random_distribution", help: "random (default) | zipf:THETA[:CENTER] | pareto:POWER[:CENTER] | normal:DEV[:CENTER] | zoned:ACCESS/RANGE%:... | zoned_abs:ACCESS/SIZE:...", apply: func(j *JobSpec, s string) error {
 			d, err := parseDistribution(s)
 			if err == nil {
 				j.RandomDistribution = d
