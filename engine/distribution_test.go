@@ -34,7 +34,7 @@ func TestParseDistributionReadsFiosForms(t *testing.T) {
 		"pareto:1.5":          "between 0 and 1",
 		"zipf:1.2:2":          "center",
 		"normal:100":          "must be a percentage from 0 up to 100",
-		"normal:5:2":           "center",
+		"normal:5:2":          "center",
 		"gauss:10":            "unknown distribution",
 		"zoned:60/10:30/20":   "the accesses add up to 90%",
 		"zoned:60/10:40/20":   "the ranges add up to 30%",
