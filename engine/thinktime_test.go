@@ -54,8 +54,10 @@ func TestAThinkWaitsForTheQueueThenLastsThinktime(t *testing.T) {
 // stops issuing at the IO that makes the count.
 func TestThinktimeBlocksOfTypeIssueCountIssuedIOs(t *testing.T) {
 	th := newThinker(ThinkTime{Time: time.Millisecond, Blocks: 3, BlocksSet: true, ByIssue: true}, 0)
-	if th.issuedOne(0) || th.issuedOne(0) {
-		t.Fatal("a think after 2 IOs issued, thinktime_blocks is 3")
+	for i := 1; i <= 2; i++ {
+		if th.issuedOne(0) {
+			t.Fatalf("a think after %d IOs issued, thinktime_blocks is 3", i)
+		}
 	}
 	if !th.issuedOne(0) {
 		t.Fatal("no think at the 3rd IO issued")
