@@ -37,8 +37,12 @@ func (p *poissonPacer) restart(anchor int64) { p.last, p.ahead, p.head = anchor,
 func (p *poissonPacer) arrive() {
 	u := (float64(p.rng.next()>>11) + 0.5) / (1 << 53) // in (0, 1)
 	p.last += int64(-math.Log(u) * p.meanGap)
-	if p.head > 0 && p.head == len(p.ahead) {
-		p.ahead, p.head = p.ahead[:0], 0
+	if p.head > 0 && p.head >= len(p.ahead)/2 {
+		// Drop what was issued, so that the buffer stays as long as
+		// what is due ahead (one arrival is nearly always pending,
+		// so waiting for it to empty would let it grow with the run).
+		p.ahead = p.ahead[:copy(p.ahead, p.ahead[p.head:])]
+		p.head = 0
 	}
 	p.ahead = append(p.ahead, p.last)
 }

@@ -58,3 +58,19 @@ func TestAPoissonScheduleCatchesUp(t *testing.T) {
 		t.Fatalf("due after 10 s away: %d, want the cap %d", d, maxDueAhead)
 	}
 }
+
+// A poisson schedule keeps only what is due ahead, however long it runs
+// (one arrival is nearly always pending).
+func TestAPoissonScheduleDoesNotGrowWithTheRun(t *testing.T) {
+	p := newPacer(1000, 0, 1, 0, RateProcessPoisson, 3).(*poissonPacer)
+	now := int64(0)
+	for range 1_000_000 {
+		now += 1e6 // a worker looking every millisecond
+		for n := p.due(now); n > 0; n-- {
+			p.next()
+		}
+	}
+	if c := cap(p.ahead); c > 64 {
+		t.Fatalf("after a million arrivals the buffer holds %d", c)
+	}
+}
