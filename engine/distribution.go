@@ -293,10 +293,13 @@ func (b *blockDraw) normalRank(r *rng) uint64 {
 	for range 12 {
 		sum += r.below(b.n + 1)
 	}
-	v := int64((sum + 11) / 12)
+	// The mean can be n itself; fio's modulo then makes it block 0, a
+	// fold that matters only on tiny regions. Kept in the region here, so
+	// that halving the deviation always ends.
+	v := min(int64((sum+11)/12), int64(b.n)-1)
 	if b.normalDev > 0 {
 		dev := int64(float64(b.normalDev)*unit(r)) - int64(b.normalDev/2)
-		for v+dev < 0 || v+dev >= int64(b.n) {
+		for dev != 0 && (v+dev < 0 || v+dev >= int64(b.n)) {
 			dev /= 2
 		}
 		v += dev

@@ -207,3 +207,19 @@ func TestNormalIsFiosBell(t *testing.T) {
 		}
 	}
 }
+
+// On a region of two blocks the bell's mean can be the region's size
+// itself: the draw must stay in the region and end (fio's loop would spin
+// there forever).
+func TestNormalOnATinyRegionStaysInIt(t *testing.T) {
+	b, err := newBlockDraw(Distribution{Kind: "normal", Param: 10, Center: -1}, 2, 4096, 8192, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRNG(1)
+	for range 10_000 {
+		if blk := b.draw(&r); blk >= 2 {
+			t.Fatalf("block %d of a region of 2", blk)
+		}
+	}
+}
