@@ -27,7 +27,12 @@ func (b *nullBackend) submit() error {
 	return nil
 }
 
-func (b *nullBackend) wait(_ int, _ time.Duration, out []completion) ([]completion, error) {
+func (b *nullBackend) wait(minComplete int, timeout time.Duration, out []completion) ([]completion, error) {
+	if len(b.submitted) == 0 && minComplete > 0 && timeout > 0 {
+		// Nothing in flight: a paced or thinking worker sleeps until
+		// its next IO, as with the other backends.
+		time.Sleep(timeout)
+	}
 	out = append(out, b.submitted...)
 	b.submitted = b.submitted[:0]
 	return out, nil

@@ -29,9 +29,9 @@ import (
 
 func init() {
 	for _, o := range []option{
-		{name: "write_bw_log", help: "log bandwidth to PREFIX_bw.N.log in fio's log format", apply: func(j *JobSpec, s string) error { j.Logs.BW = logPrefix(j, s); return nil }},
-		{name: "write_iops_log", help: "log IOPS to PREFIX_iops.N.log in fio's log format", apply: func(j *JobSpec, s string) error { j.Logs.IOPS = logPrefix(j, s); return nil }},
-		{name: "write_lat_log", help: "log latency (lat, clat, slat) to PREFIX_lat.N.log ... in fio's log format", apply: func(j *JobSpec, s string) error { j.Logs.Lat = logPrefix(j, s); return nil }},
+		{name: "write_bw_log", flag: true, help: "log bandwidth to PREFIX_bw.N.log in fio's log format", apply: func(j *JobSpec, s string) error { j.Logs.BW = logPrefix(j, s); return nil }},
+		{name: "write_iops_log", flag: true, help: "log IOPS to PREFIX_iops.N.log in fio's log format", apply: func(j *JobSpec, s string) error { j.Logs.IOPS = logPrefix(j, s); return nil }},
+		{name: "write_lat_log", flag: true, help: "log latency (lat, clat, slat) to PREFIX_lat.N.log ... in fio's log format", apply: func(j *JobSpec, s string) error { j.Logs.Lat = logPrefix(j, s); return nil }},
 		{name: "log_avg_msec", help: "average the logs over windows of this many milliseconds (default 0: every IO)", apply: numberOpt(countKind(0), func(j *JobSpec, v int64) { j.Logs.AvgMsec = v })},
 		{name: "per_job_logs", flag: true, help: "each clone its own log files (default 1); 0: one file per log for all", apply: boolOpt(func(j *JobSpec, v bool) { j.Logs.Shared = !v })},
 		{name: "log_offset", flag: true, help: "fill in each IO's offset in the logs", apply: boolOpt(func(j *JobSpec, v bool) { j.Logs.Offset = v })},
@@ -40,13 +40,26 @@ func init() {
 	}
 }
 
+// logUseJobName stands for a log option given without a prefix: the job's
+// name, known only once the job is (a [global] section has none).
+const logUseJobName = "\x00job name"
+
 // logPrefix is a log's file prefix: the value, or the job's name when the
 // option is given without one, as fio does.
-func logPrefix(j *JobSpec, s string) string {
+func logPrefix(_ *JobSpec, s string) string {
 	if s == "" || s == "1" {
-		return j.Name
+		return logUseJobName
 	}
 	return s
+}
+
+// resolveNames puts the job's name where a log was given without a prefix.
+func (l *IOLogs) resolveNames(job string) {
+	for _, p := range []*string{&l.BW, &l.IOPS, &l.Lat} {
+		if *p == logUseJobName {
+			*p = job
+		}
+	}
 }
 
 // IOLogs is a job's fio logs; empty prefixes leave them off.
@@ -128,6 +141,9 @@ type cloneLogs struct {
 	cfg   IOLogs
 	files [logKinds]*logFile
 	base  int64 // nanotime of time 0 (the end of the ramp)
+	// lanes share the logs: the first to begin sets time 0, the last to
+	// end writes the partial window.
+	lanes, begun, ended int
 	// window sums per direction, with log_avg_msec.
 	mu        sync.Mutex
 	windowEnd int64
@@ -138,12 +154,13 @@ type cloneLogs struct {
 	line      []byte
 }
 
-// openCloneLogs opens clone number thread's logs (from 1 over the run).
-func openCloneLogs(fs *logFiles, cfg IOLogs, thread int) (*cloneLogs, error) {
+// openCloneLogs opens clone number thread's logs (from 1 over the run),
+// which its lanes share.
+func openCloneLogs(fs *logFiles, cfg IOLogs, thread, lanes int) (*cloneLogs, error) {
 	if !cfg.any() {
 		return nil, nil
 	}
-	c := &cloneLogs{cfg: cfg}
+	c := &cloneLogs{cfg: cfg, lanes: lanes}
 	for k := range logKinds {
 		prefix := cfg.BW
 		switch k {
@@ -172,6 +189,9 @@ func openCloneLogs(fs *logFiles, cfg IOLogs, thread int) (*cloneLogs, error) {
 func (c *cloneLogs) begin(at int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.begun++; c.begun > 1 && c.begun <= c.lanes {
+		return // another lane of the clone began the measured phase
+	}
 	c.base, c.windowEnd = at, at+c.cfg.AvgMsec*int64(time.Millisecond)
 	c.bytes, c.ios, c.sum, c.n = [2]int64{}, [2]int64{}, [logKinds][2]int64{}, [logKinds][2]int64{}
 }
@@ -254,6 +274,9 @@ func (c *cloneLogs) flushWindow(end int64, whole bool) {
 func (c *cloneLogs) end(at int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.ended++; c.ended < c.lanes {
+		return // other lanes still log into the window
+	}
 	if c.cfg.AvgMsec > 0 {
 		c.flushWindow(at, false)
 	}

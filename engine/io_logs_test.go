@@ -97,7 +97,7 @@ func TestLogWindowsAverageAsFiosDo(t *testing.T) {
 	dir := t.TempDir()
 	fs := &logFiles{}
 	cfg := IOLogs{BW: filepath.Join(dir, "lg"), IOPS: filepath.Join(dir, "lg"), Lat: filepath.Join(dir, "lg"), AvgMsec: 500}
-	c, err := openCloneLogs(fs, cfg, 3)
+	c, err := openCloneLogs(fs, cfg, 3, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,6 +127,24 @@ func TestLogWindowsAverageAsFiosDo(t *testing.T) {
 		}
 		if string(data) != want {
 			t.Errorf("%s:\n%s\nwant\n%s", name, data, want)
+		}
+	}
+}
+
+// A log option given without a prefix, even in [global] (here the command
+// line before the first job), names its files after each job.
+func TestALogWithoutAPrefixIsNamedAfterItsJob(t *testing.T) {
+	jobs, _, err := ParseArgs([]string{"--write_bw_log", "--ioengine=null", "--size=1m", "--name=first", "--name=second", "--write_iops_log=mine"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range [][2]string{{"first", ""}, {"second", "mine"}} {
+		j := jobs[i]
+		if err := j.resolve(); err != nil {
+			t.Fatal(err)
+		}
+		if j.Logs.BW != want[0] || j.Logs.IOPS != want[1] {
+			t.Errorf("job %s: bw log %q, iops log %q; want %q and %q", j.Name, j.Logs.BW, j.Logs.IOPS, want[0], want[1])
 		}
 	}
 }

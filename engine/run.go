@@ -267,6 +267,9 @@ func planWorkers(jobs []JobSpec, place *placement, logs *logFiles) ([]*jobRun, e
 		if j.LatencyTarget > 0 && p.lanes > 1 {
 			return nil, fmt.Errorf("%w: job %q: latency_target: ioengine=auto fell back to psync, which keeps iodepth=%d with %d threads of depth 1 whose number cannot change while they run (%s); give ioengine=io_uring or libaio where they work, or psync for depth 1", ErrUsage, j.Name, j.IODepth, p.lanes, p.reason)
 		}
+		if j.Think.Time > 0 && p.lanes > 1 {
+			return nil, fmt.Errorf("%w: job %q: thinktime: ioengine=auto fell back to psync, which keeps iodepth=%d with %d threads of depth 1 that would each count thinktime_blocks and think on their own (%s); give ioengine=io_uring or libaio where they work, or psync for depth 1", ErrUsage, j.Name, j.IODepth, p.lanes, p.reason)
+		}
 		r := &jobRun{spec: j, kind: p.kind, reason: p.reason, lanes: p.lanes}
 		for c := 0; c < j.NumJobs; c++ {
 			files, err := j.resolveFiles(c)
@@ -275,7 +278,7 @@ func planWorkers(jobs []JobSpec, place *placement, logs *logFiles) ([]*jobRun, e
 			}
 			var cl *cloneLogs
 			if logs != nil {
-				if cl, err = openCloneLogs(logs, j.Logs, j.threadBase+c+1); err != nil {
+				if cl, err = openCloneLogs(logs, j.Logs, j.threadBase+c+1, r.lanes); err != nil {
 					return nil, fmt.Errorf("job %q: %w", j.Name, err)
 				}
 			}

@@ -313,6 +313,7 @@ type BlockSizeShare struct {
 // bsrange whatever their order (as in fio), and rate becomes rate_iops for
 // the job's block size. It may be called again: rate is consumed.
 func (j *JobSpec) resolve() error {
+	j.Logs.resolveNames(j.Name)
 	if len(j.BSSplit) > 0 {
 		j.BSMin, j.BSMax = j.BSSplit[0].Size, j.BSSplit[0].Size
 		for _, sh := range j.BSSplit {

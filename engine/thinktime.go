@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -136,16 +137,18 @@ func (t *thinker) check(now int64) {
 // room is how many IOs the worker may issue now: none while the IOs in
 // flight drain or the think lasts. The think starts when the last IO in
 // flight has completed: its spin runs here, on the worker's thread, as
-// fio's does; the sleep is the worker's wait (resumeAt). It returns the
-// time after the spin with the room.
-func (t *thinker) room(free, inflight int, now int64) (int, int64) {
+// fio's does, never past the job's end (fio caps the think at the runtime
+// left) and not after the run is stopped; the sleep is the worker's wait
+// (resumeAt), which ends at the job's end too. It returns the time after
+// the spin with the room.
+func (t *thinker) room(free, inflight int, now, end int64, stop *atomic.Bool) (int, int64) {
 	if t.quiescing {
 		if inflight > 0 {
 			return 0, now
 		}
 		t.quiescing, t.thinking = false, true
-		spinEnd := now + int64(t.cfg.Spin)
-		for now < spinEnd {
+		spinEnd := min(now+int64(t.cfg.Spin), end)
+		for now < spinEnd && !stop.Load() {
 			now = nanotime()
 		}
 		t.until = spinEnd + int64(t.cfg.Time-t.cfg.Spin)

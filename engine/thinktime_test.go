@@ -4,10 +4,15 @@ package engine
 
 import (
 	"context"
+	"math"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
+
+// notStopped is a run that is never stopped.
+var notStopped atomic.Bool
 
 // The think comes after every thinktime_blocks IOs completed, waits for the
 // IOs in flight, and lasts thinktime from the moment the last one is in.
@@ -18,23 +23,23 @@ func TestAThinkWaitsForTheQueueThenLastsThinktime(t *testing.T) {
 	}
 	th.completed = 3
 	th.check(10)
-	if free, _ := th.room(5, 0, 10); free != 5 {
+	if free, _ := th.room(5, 0, 10, math.MaxInt64, &notStopped); free != 5 {
 		t.Fatalf("3 of 4 blocks done: room %d, want the 5 free slots", free)
 	}
 	th.issuedOne(20)
 	th.completed = 4
 	th.check(30)
-	if free, _ := th.room(5, 2, 30); free != 0 {
+	if free, _ := th.room(5, 2, 30, math.MaxInt64, &notStopped); free != 0 {
 		t.Fatalf("the 4th block done, 2 IOs in flight: room %d, want 0 while they drain", free)
 	}
 	if th.resumeAt() != 0 {
 		t.Fatalf("thinking before the queue drained (resume at %d)", th.resumeAt())
 	}
 	drained := int64(1000)
-	if free, _ := th.room(7, 0, drained); free != 0 || th.resumeAt() != drained+int64(time.Millisecond) {
+	if free, _ := th.room(7, 0, drained, math.MaxInt64, &notStopped); free != 0 || th.resumeAt() != drained+int64(time.Millisecond) {
 		t.Fatalf("drained at %d: room %d, resume at %d; want 0 until %d", drained, free, th.resumeAt(), drained+int64(time.Millisecond))
 	}
-	if free, _ := th.room(7, 0, drained+int64(time.Millisecond)); free != 7 || th.resumeAt() != 0 {
+	if free, _ := th.room(7, 0, drained+int64(time.Millisecond), math.MaxInt64, &notStopped); free != 7 || th.resumeAt() != 0 {
 		t.Fatalf("after the think: room %d, resume at %d", free, th.resumeAt())
 	}
 	// The next think is 4 blocks after the count the last one saw.
@@ -78,9 +83,9 @@ func TestThinktimeIOTimeThinksAfterThatMuchIO(t *testing.T) {
 	if !th.quiescing {
 		t.Fatal("no think after 10 ms of IO")
 	}
-	th.room(1, 0, int64(10*time.Millisecond))
+	th.room(1, 0, int64(10*time.Millisecond), math.MaxInt64, &notStopped)
 	end := th.resumeAt()
-	th.room(1, 0, end)
+	th.room(1, 0, end, math.MaxInt64, &notStopped)
 	th.completed = 5000
 	th.check(end + int64(9*time.Millisecond))
 	if th.quiescing {
@@ -122,5 +127,18 @@ func TestThinktimeRefusesWhatItCannotMean(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want an error with %q", c.args, err, c.want)
 		}
+	}
+}
+
+// A think's spin ends at the job's end, as fio caps a think at the runtime
+// left.
+func TestAThinksSpinEndsAtTheJobsEnd(t *testing.T) {
+	th := newThinker(ThinkTime{Time: time.Hour, Spin: time.Hour}, 0)
+	th.completed = 1
+	th.check(0)
+	now := nanotime()
+	end := now + int64(20*time.Millisecond)
+	if _, after := th.room(1, 0, now, end, &notStopped); after < end || after > end+int64(time.Second) {
+		t.Fatalf("the spin ended at %d, the job at %d", after, end)
 	}
 }

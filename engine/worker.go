@@ -336,7 +336,7 @@ func (w *worker) run(s runSchedule) {
 			room = min(room, w.latency.room(inflight))
 		}
 		if w.think != nil && !stopping {
-			room, now = w.think.room(room, inflight, now)
+			room, now = w.think.room(room, inflight, now, end, s.stop)
 		}
 		if !stopping && room > 0 {
 			n := room
