@@ -200,7 +200,7 @@ start() {
   # Until the child has exec'd, its command line is this script's, which
   # pid_of does not take for the component: a check in that window said
   # "exited" of a provisioner that was starting (seen once in CI).
-  for i in $(seq 100); do
+  for i in $(seq 500); do
     [ -r "/proc/$pid/cmdline" ] || break
     tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline" | grep -qF -- "$state" && break
     sleep 0.02
@@ -224,7 +224,10 @@ wait_until() {
   local name=$1 secs=$2 what=$3; shift 3
   local deadline=$((SECONDS + secs))
   until "$@" >/dev/null 2>&1; do
-    alive "$name" || fail_component "$name" "$name exited while waiting for $what"
+    # Asked twice, half a second apart: while a process execs, its command
+    # line reads empty for a moment, and pid_of would not know it (a
+    # provisioner that went on to start was reported as exited in CI).
+    alive "$name" || { sleep 0.5 && alive "$name"; } || fail_component "$name" "$name exited while waiting for $what"
     [ "$SECONDS" -lt "$deadline" ] || fail_component "$name" "timed out after ${secs}s waiting for $what"
     sleep 0.2
   done
