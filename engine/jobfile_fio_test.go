@@ -123,6 +123,7 @@ func TestJobFilesMeanWhatTheyMeanToFio(t *testing.T) {
 		{files: []string{"sync.fio"}},
 		{files: []string{"thinktime.fio"}},
 		{files: []string{"waitfor.fio"}},
+		{files: []string{"verify.fio"}},
 		// The first file inherits the command line's globals (bs=8k) and
 		// runs beside its job; the second starts from the defaults, after.
 		{files: []string{"second-file.fio", "include.fio"},

@@ -13,12 +13,16 @@ func newRNG(seed uint64) rng {
 	var r rng
 	for i := range r.s {
 		seed += 0x9e3779b97f4a7c15
-		z := seed
-		z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-		z = (z ^ z>>27) * 0x94d049bb133111eb
-		r.s[i] = z ^ z>>31
+		r.s[i] = mix64(seed)
 	}
 	return r
+}
+
+// mix64 is splitmix64's finalizer: every input bit moves every output bit.
+func mix64(z uint64) uint64 {
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
 }
 
 func (r *rng) next() uint64 {

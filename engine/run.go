@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/storagebench/storagebench/engine/result"
 )
 
@@ -142,15 +144,28 @@ func appendGroup(doc *result.Document, ex *execution, g runGroup, opts RunOption
 func partialDocument(doc *result.Document, groupStart int, err error, opts RunOptions) *result.Document {
 	doc.Storagebench.Partial = true
 	doc.Storagebench.Error = err.Error()
-	var ioErr *IOError
-	if errors.As(err, &ioErr) {
+	if job, errno, ok := failedJob(err); ok {
 		for i := groupStart; i < len(doc.Jobs); i++ {
-			if doc.Jobs[i].JobName == ioErr.Job || opts.GroupReporting {
-				doc.Jobs[i].Error = int(ioErr.Errno)
+			if doc.Jobs[i].JobName == job || opts.GroupReporting {
+				doc.Jobs[i].Error = int(errno)
 			}
 		}
 	}
 	return doc
+}
+
+// failedJob is the job a failed IO or check belongs to and the errno fio
+// reports for it (EILSEQ for a block that failed verification, as fio's).
+func failedJob(err error) (string, unix.Errno, bool) {
+	var ioErr *IOError
+	var verifyErr *VerifyError
+	switch {
+	case errors.As(err, &ioErr):
+		return ioErr.Job, ioErr.Errno, true
+	case errors.As(err, &verifyErr):
+		return verifyErr.Job, unix.EILSEQ, true
+	}
+	return "", 0, false
 }
 
 // execution is a finished run before it is reported.

@@ -221,6 +221,8 @@ type JobSpec struct {
 	SteadyDuration, SteadyRamp time.Duration
 	// Think is fio's thinktime (see thinktime.go).
 	Think ThinkTime
+	// Verify is fio's data verification (see verify.go).
+	Verify VerifySpec
 	// RateMin is fio's rate_min and rate_iops_min (see rate_min.go).
 	RateMin RateMin
 	// Logs are fio's write_bw_log, write_iops_log and write_lat_log (see
@@ -434,6 +436,9 @@ func (j *JobSpec) validate() error {
 		return err
 	}
 	if err := j.validateRateMin(); err != nil {
+		return err
+	}
+	if err := j.validateVerify(); err != nil {
 		return err
 	}
 	switch j.Fill {

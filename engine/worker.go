@@ -38,6 +38,7 @@ type slot struct {
 	slat     int64 // submission time, -1 where the backend does not time it
 	size     int32
 	op       uint8
+	check    uint8 // what its completion checks (checkNone, ...)
 	file     int32
 }
 
@@ -104,6 +105,8 @@ type worker struct {
 	latencyFound bool
 	// think is fio's thinktime (thinktime.go); nil without one.
 	think *thinker
+	// verify is fio's verify (verify_worker.go); nil without one.
+	verify *workerVerify
 	// floor is fio's rate_min and rate_iops_min (rate_min.go); nil
 	// without one.
 	floor *rateFloor
@@ -179,6 +182,9 @@ func (w *worker) setup() error {
 		return fmt.Errorf("job %q: %w", j.Name, err)
 	}
 	w.seedRNG()
+	if j.Verify.Sum != "" {
+		w.verify = newWorkerVerify(j, w.files, w.lane, w.lanes, w.seedBase())
+	}
 	w.slots = make([]slot, w.depth)
 	for i := range w.slots {
 		w.slots[i].buf = w.arena.slot(i)[:j.BSMax]
@@ -233,12 +239,16 @@ func (w *worker) setup() error {
 
 // seedRNG seeds the worker's generator: from randseed while randrepeat is
 // on (each job, clone and lane its own stream), else from the clock.
-func (w *worker) seedRNG() {
+func (w *worker) seedRNG() { w.rng = newRNG(w.seedBase()) }
+
+// seedBase is the worker's seed: randseed (or the clock without
+// randrepeat), each job, clone and lane its own.
+func (w *worker) seedBase() uint64 {
 	seed := w.job.RandSeed
 	if !w.job.RandRepeat {
 		seed = uint64(time.Now().UnixNano())
 	}
-	w.rng = newRNG(seed ^ uint64(w.jobID)<<48 ^ uint64(w.clone)<<32 ^ uint64(w.lane)<<16)
+	return seed ^ uint64(w.jobID)<<48 ^ uint64(w.clone)<<32 ^ uint64(w.lane)<<16
 }
 
 // close releases everything setup acquired.
@@ -324,8 +334,17 @@ func (w *worker) run(s runSchedule) {
 		if !measuring && now >= rampEnd {
 			beginMeasure(rampEnd)
 		}
-		stopping := w.err != nil || now >= end || s.stop.Load() || w.groupStop.Load() || (measuring && w.limitReached()) ||
-			w.latencyFound || (w.steady != nil && w.steady.stop.Load())
+		stopping := w.err != nil || s.stop.Load() || w.groupStop.Load()
+		if w.verify != nil && inflight == 0 && !stopping {
+			w.verify.settle()
+			if measuring && w.limitReached() && now < end {
+				// The writes are done: read them back before the end.
+				w.verify.finalReadBack(j)
+			}
+		}
+		if !w.readingBack() {
+			stopping = stopping || now >= end || (measuring && w.limitReached()) || w.latencyFound || (w.steady != nil && w.steady.stop.Load())
+		}
 		if stopping && inflight == 0 {
 			break
 		}
@@ -335,12 +354,12 @@ func (w *worker) run(s runSchedule) {
 		if w.latency != nil {
 			room = min(room, w.latency.room(inflight))
 		}
-		if w.think != nil && !stopping {
+		if w.think != nil && !stopping && !w.readingBack() {
 			room, now = w.think.room(room, inflight, now, end, s.stop)
 		}
 		if !stopping && room > 0 {
 			n := room
-			if pace != nil {
+			if pace != nil && !w.readingBack() {
 				n = min(n, pace.due(now))
 			}
 			w.batch = w.batch[:0]
@@ -348,7 +367,7 @@ func (w *worker) run(s runSchedule) {
 				if !w.prepOne(now, pace, measuring) {
 					break
 				}
-				if w.think != nil && !isSync(w.slots[w.batch[len(w.batch)-1]].op) && w.think.issuedOne(now) {
+				if w.think != nil && !w.readingBack() && !isSync(w.slots[w.batch[len(w.batch)-1]].op) && w.think.issuedOne(now) {
 					break // the think is due: issue no more
 				}
 			}
@@ -419,7 +438,7 @@ func (w *worker) run(s runSchedule) {
 					w.latencyFound = true
 				}
 			}
-			if w.floor != nil {
+			if w.floor != nil && !w.readingBack() {
 				d := &w.stats.dir
 				if err := w.floor.check(t, [2]int64{d[opRead].bytes, d[opWrite].bytes}, [2]int64{d[opRead].ios, d[opWrite].ios}); err != nil {
 					w.fail(fmt.Errorf("job %q: %w", j.Name, err))
@@ -451,6 +470,9 @@ func (w *worker) run(s runSchedule) {
 // byte limit of the measured phase is reached.
 func (w *worker) prepOne(now int64, pace pacer, measuring bool) bool {
 	j := w.job
+	if w.readingBack() {
+		return w.prepCheck(now)
+	}
 	// The limits count from the end of the ramp; the ramp itself is not
 	// limited.
 	if measuring && w.limitReached() {
@@ -484,7 +506,15 @@ func (w *worker) prepOne(now int64, pace pacer, measuring bool) bool {
 	f := &w.files[fi]
 	var off int64
 	pos := &w.seqPos[op][fi]
-	if j.isRandom() && (j.PercentSequential == 0 || int(w.rng.below(100)) >= j.PercentSequential) {
+	if w.verify != nil {
+		var ok bool
+		if fi, off, ok = w.verify.nextBlock(fi, op == opWrite); !ok {
+			// The pass is over: its blocks are read back (settle)
+			// before the next pass, once those in flight are done.
+			w.verify.passEnded = w.nextPass(w.verify.tails, measuring)
+			return false
+		}
+	} else if j.isRandom() && (j.PercentSequential == 0 || int(w.rng.below(100)) >= j.PercentSequential) {
 		if w.draws != nil {
 			off = f.base + int64(w.draws[fi].draw(&w.rng))*w.align
 		} else {
@@ -504,19 +534,29 @@ func (w *worker) prepOne(now int64, pace pacer, measuring bool) bool {
 		*pos += size
 	}
 	s, si := w.takeSlot(pace, fi)
-	w.countIssued(op)
-	s.op, s.size, s.off = op, int32(size), off
-	buf := s.buf[:size]
 	w.issuedBytes += size
 	w.issuedIOs++
-	if op == opWrite {
+	buf := s.buf[:size]
+	if j.checksEveryRead() {
+		// A read job's reads are checked; verify_only writes nothing
+		// and checks what the write would have written.
+		op, s.check = opRead, checkBlock
+	}
+	switch {
+	case op == opWrite:
 		if !j.ZeroBuffers {
 			scramble(buf, off, now)
 		}
+		if w.verify != nil {
+			w.verify.checker.stamp(buf, off, w.verify.gen)
+			w.verify.wrote(j.Verify.Backlog)
+		}
 		w.be.prepWrite(fi, buf, off, si)
-	} else {
+	default:
 		w.be.prepRead(fi, buf, off, si)
 	}
+	w.countIssued(op)
+	s.op, s.size, s.off = op, int32(size), off
 	return true
 }
 
@@ -531,6 +571,7 @@ func (w *worker) takeSlot(pace pacer, fi int) (*slot, int) {
 		s.intended = pace.next()
 	}
 	s.file = int32(fi)
+	s.check = checkNone
 	return s, int(si)
 }
 
@@ -609,6 +650,11 @@ func (w *worker) complete(tc int64, measuring bool) {
 		if c.res < 0 {
 			w.fail(ioError(w.job, &w.files[s.file], s, unix.Errno(-c.res)))
 			continue
+		}
+		if s.check != checkNone {
+			if err := w.checkRead(s, c.res); err != nil {
+				w.fail(err)
+			}
 		}
 		if !isSync(s.op) {
 			done, doneBytes = done+1, doneBytes+int64(c.res)
