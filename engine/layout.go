@@ -59,6 +59,9 @@ type target struct {
 	// todo is set by planLayout when [from, end) must be written.
 	todo bool
 	from int64
+	// verify stamps verify headers into the layout (a data set laid out
+	// verified, VerifySpec.Everywhere); nil: plain random data.
+	verify *blockChecker
 }
 
 // Prepare lays the jobs' data sets out according to each job's Fill policy
@@ -140,6 +143,9 @@ func prepare(ctx context.Context, jobs []JobSpec) ([]*target, error) {
 				t.start = min(t.start, f.base)
 				t.end = max(t.end, f.base+f.length+f.tail)
 				t.direct = t.direct || j.Direct
+				if j.Verify.Everywhere && t.verify == nil {
+					t.verify = newBlockChecker(j.Verify.Sum, j.verifyInterval())
+				}
 				if j.Fill == FillAlways {
 					t.fill = FillAlways
 				}
@@ -209,6 +215,18 @@ func (t *target) planLayout() error {
 	from, err := t.layoutStart()
 	if err != nil {
 		return err
+	}
+	if t.verify != nil && from > t.start && t.fill != FillNever {
+		// Data laid out without headers (or with others) would fail
+		// every check: it is laid out again, verified.
+		if ok, err := t.laidOutVerified(); err != nil {
+			return err
+		} else if !ok {
+			from = 0
+			if t.device {
+				from = t.start
+			}
+		}
 	}
 	if from >= t.end {
 		record(t, t.end)
@@ -335,7 +353,7 @@ func writeRegion(ctx context.Context, t *target, from int64) (err error) {
 			}
 		}
 	}
-	from -= from % 4096
+	from -= from % t.chunkAlign()
 	fd, created, err := openForLayout(t)
 	if err != nil {
 		return fmt.Errorf("laying out %s: %w", t.path, pathErr(err))
@@ -365,7 +383,7 @@ func writeRegion(ctx context.Context, t *target, from int64) (err error) {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("laying out %s: %w", t.path, err)
 		}
-		n := min(int64(layoutChunk), t.end-off)
+		n := min(int64(layoutChunk)/t.chunkAlign()*t.chunkAlign(), t.end-off)
 		chunk := buf[:n]
 		if direct && n%4096 != 0 {
 			// The tail is not aligned: finish it without O_DIRECT.
@@ -377,6 +395,9 @@ func writeRegion(ctx context.Context, t *target, from int64) (err error) {
 			direct = false
 		}
 		r.fill(chunk)
+		if t.verify != nil {
+			t.verify.stamp(chunk, off, 0)
+		}
 		w, err := layoutWrite(fd, chunk, off)
 		if err != nil {
 			return fmt.Errorf("laying out %s: wrote %d of %d bytes: %w", t.path, off-from, t.end-from, pathErr(err))

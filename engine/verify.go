@@ -34,6 +34,7 @@ func init() {
 		{name: "do_verify", flag: true, help: "read back and check a write job's blocks once its writes are done (default 1; with verify)", apply: boolOpt(func(j *JobSpec, v bool) { j.Verify.Skip = !v })},
 		{name: "verify_only", flag: true, help: "write nothing: read and check each block the job would write", apply: boolOpt(func(j *JobSpec, v bool) { j.Verify.Only = v })},
 		{name: "verify_backlog", help: "read back and check the written blocks after every this many writes (0: once the writes are done)", apply: numberOpt(countKind(0), func(j *JobSpec, v int64) { j.Verify.Backlog = v })},
+		{name: "verify_interval", help: "a header every this many bytes of a block (default: one per block); must divide bs", apply: numberOpt(sizeKind, func(j *JobSpec, v int64) { j.Verify.Interval = v })},
 		{name: "verify_fatal", flag: true, help: "accepted: the job stops at the first mismatch either way, as fio 3.33's does", apply: boolOpt(func(j *JobSpec, v bool) { j.Verify.Fatal = v })},
 	} {
 		registerOption(o)
@@ -52,6 +53,14 @@ type VerifySpec struct {
 	Backlog int64
 	// Fatal is verify_fatal, accepted for fio's job files.
 	Fatal bool
+	// Interval is verify_interval: a header every Interval bytes of a
+	// block; 0 is one per block.
+	Interval int64
+	// Everywhere is not a fio option: the data set is laid out with
+	// headers (every Interval bytes) and every read is checked, so that a
+	// benchmark's timed cells of any block size check the storage
+	// (dataset.verify in the API).
+	Everywhere bool
 }
 
 // verifySums are the checksums by fio's names, each a constructor; the
@@ -115,6 +124,8 @@ func (j *JobSpec) validateVerify() error {
 		return bad("verify", "needs one block size (bsrange and bssplit blocks would overlap one another's headers)")
 	case j.BSMin < int64(verifyHeaderLen(v.Sum)):
 		return bad("verify", "block size %d is less than its %d-byte header with %s", j.BSMin, verifyHeaderLen(v.Sum), v.Sum)
+	case v.Interval < 0 || (v.Interval > 0 && (v.Interval < int64(verifyHeaderLen(v.Sum)) || j.BSMin%v.Interval != 0)):
+		return bad("verify_interval", "%d must divide the block size %d and hold the %d-byte header", v.Interval, j.BSMin, verifyHeaderLen(v.Sum))
 	case j.BlockAlign > 0 && j.BlockAlign != j.BSMin:
 		return bad("verify", "blockalign %d differs from bs %d: blocks would overlap", j.BlockAlign, j.BSMin)
 	case j.isRandom() && j.PercentSequential > 0:
@@ -146,8 +157,18 @@ func (j *JobSpec) readsBack() bool {
 }
 
 // checksEveryRead reports whether every read of the workload is checked:
-// read jobs and verify_only. A mixed job's reads are not (they read blocks
-// it has not written); its written blocks are read back instead.
+// read jobs, verify_only and a data set laid out verified. A mixed job's
+// reads are not otherwise (they read blocks it has not written); its
+// written blocks are read back instead.
 func (j *JobSpec) checksEveryRead() bool {
-	return j.Verify.Sum != "" && (j.readPercent() == 100 || j.Verify.Only)
+	return j.Verify.Sum != "" && (j.readPercent() == 100 || j.Verify.Only || j.Verify.Everywhere)
+}
+
+// verifyInterval is the length each header covers: verify_interval, else
+// the block.
+func (j *JobSpec) verifyInterval() int64 {
+	if j.Verify.Interval > 0 {
+		return j.Verify.Interval
+	}
+	return j.BSMin
 }

@@ -35,23 +35,41 @@ func verifyHeaderLen(sum string) int {
 }
 
 // blockChecker stamps and checks blocks with one checksum; it reuses its
-// hash and digest buffers, so a worker keeps one.
+// hash and digest buffers, so a worker keeps one. With an interval (fio's
+// verify_interval) each interval of a block has its own header, so that
+// IOs of any size that are whole intervals can check one another's data.
 type blockChecker struct {
-	name   string
-	code   uint16
-	h      hash.Hash
-	hdrLen int
-	digest []byte
+	name     string
+	code     uint16
+	h        hash.Hash
+	hdrLen   int
+	interval int // 0: one header per block
+	digest   []byte
 }
 
-func newBlockChecker(sum string) *blockChecker {
+func newBlockChecker(sum string, interval int64) *blockChecker {
 	h := verifySums[sum]()
-	return &blockChecker{name: sum, code: verifySumCodes[sum], h: h, hdrLen: verifyFixedLen + h.Size(), digest: make([]byte, 0, h.Size())}
+	return &blockChecker{name: sum, code: verifySumCodes[sum], h: h, hdrLen: verifyFixedLen + h.Size(), interval: int(interval), digest: make([]byte, 0, h.Size())}
 }
 
-// stamp writes the header into buf, a block about to be written at off.
-// The bytes after the header are the block's data as they are.
+// step is the length each header covers in a block of n bytes.
+func (c *blockChecker) step(n int) int {
+	if c.interval > 0 && c.interval < n {
+		return c.interval
+	}
+	return n
+}
+
+// stamp writes the headers into buf, a block about to be written at off.
 func (c *blockChecker) stamp(buf []byte, off int64, gen uint64) {
+	step := c.step(len(buf))
+	for i := 0; i < len(buf); i += step {
+		c.stampOne(buf[i:min(i+step, len(buf))], off+int64(i), gen)
+	}
+}
+
+// stampOne writes one header; the bytes after it are the data as they are.
+func (c *blockChecker) stampOne(buf []byte, off int64, gen uint64) {
 	binary.LittleEndian.PutUint32(buf[0:], verifyMagic)
 	binary.LittleEndian.PutUint16(buf[4:], c.code)
 	binary.LittleEndian.PutUint16(buf[6:], uint16(c.hdrLen))
@@ -76,9 +94,22 @@ type blockProblem struct {
 	expected, found string // the checksums, where the data's checksum failed
 }
 
-// check reads buf, a block read back from off, against its header. With
-// wantGen (a block this run wrote), the header must carry gen too.
+// check reads buf, a block read back from off, against its headers. With
+// wantGen (a block this run wrote), they must carry gen too.
 func (c *blockChecker) check(buf []byte, off int64, gen uint64, wantGen bool) *blockProblem {
+	step := c.step(len(buf))
+	for i := 0; i < len(buf); i += step {
+		if p := c.checkOne(buf[i:min(i+step, len(buf))], off+int64(i), gen, wantGen); p != nil {
+			if step < len(buf) {
+				p.what = fmt.Sprintf("in its %d-byte interval at offset %d, %s", step, off+int64(i), p.what)
+			}
+			return p
+		}
+	}
+	return nil
+}
+
+func (c *blockChecker) checkOne(buf []byte, off int64, gen uint64, wantGen bool) *blockProblem {
 	if len(buf) < c.hdrLen {
 		return &blockProblem{what: fmt.Sprintf("the block is %d bytes, shorter than its %d-byte header", len(buf), c.hdrLen)}
 	}

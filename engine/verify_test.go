@@ -7,7 +7,7 @@ import (
 
 func TestAStampedBlockChecksAndEachKindOfDamageIsNamed(t *testing.T) {
 	for _, sum := range verifySumNames() {
-		c := newBlockChecker(sum)
+		c := newBlockChecker(sum, 0)
 		fresh := func() []byte {
 			b := make([]byte, 4096)
 			r := newRNG(7)
@@ -52,8 +52,8 @@ func TestAStampedBlockChecksAndEachKindOfDamageIsNamed(t *testing.T) {
 
 func TestAnotherChecksumsBlockIsNamedAsSuch(t *testing.T) {
 	b := make([]byte, 512)
-	newBlockChecker("md5").stamp(b, 0, 1)
-	p := newBlockChecker("crc32c").check(b, 0, 1, true)
+	newBlockChecker("md5", 0).stamp(b, 0, 1)
+	p := newBlockChecker("crc32c", 0).check(b, 0, 1, true)
 	if p == nil || !strings.Contains(p.what, "checksum code 2") {
 		t.Fatalf("got %+v, want the md5 block named as written with another checksum", p)
 	}

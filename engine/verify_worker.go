@@ -40,7 +40,7 @@ type workerVerify struct {
 
 func newWorkerVerify(j *JobSpec, files []fileSpec, lane, lanes int, seedBase uint64) *workerVerify {
 	v := &workerVerify{
-		checker:   newBlockChecker(j.Verify.Sum),
+		checker:   newBlockChecker(j.Verify.Sum, j.Verify.Interval),
 		seedBase:  seedBase,
 		genBase:   mix64(seedBase ^ uint64(time.Now().UnixNano())),
 		readsBack: j.readsBack(),

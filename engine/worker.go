@@ -537,10 +537,11 @@ func (w *worker) prepOne(now int64, pace pacer, measuring bool) bool {
 	w.issuedBytes += size
 	w.issuedIOs++
 	buf := s.buf[:size]
-	if j.checksEveryRead() {
-		// A read job's reads are checked; verify_only writes nothing
-		// and checks what the write would have written.
-		op, s.check = opRead, checkBlock
+	if j.Verify.Only {
+		op = opRead // verify_only checks what the write would have written
+	}
+	if op == opRead && j.checksEveryRead() {
+		s.check = checkBlock
 	}
 	switch {
 	case op == opWrite:

@@ -49,17 +49,14 @@ func (s *StorageBenchmarkSpec) Validate() field.ErrorList {
 	errs = append(errs, s.validateMetadataTargets()...)
 	errs = append(errs, s.validateGroupTargets()...)
 	errs = append(errs, s.validateSearches()...)
+	errs = append(errs, s.validateVerify()...)
 
 	files := int64(s.Dataset.FilesPerClient)
 	if files < 1 {
 		files = 1
 	}
 	perFile := s.Dataset.SizePerClient.Bytes() / files
-	cells := s.Cells()
-	for _, search := range s.Searches() {
-		cells = append(cells, search.Base)
-	}
-	for _, c := range cells {
+	for _, c := range s.cellsAndSearchBases() {
 		if perFile < c.MaxBlockSizeBytes() {
 			errs = append(errs, field.Invalid(field.NewPath("spec", "dataset", "sizePerClient"), string(s.Dataset.SizePerClient),
 				fmt.Sprintf("each of the %d files per client (%d bytes) is smaller than one block of cell %s (%d bytes)",

@@ -30,6 +30,22 @@ func TestValidateRejectsWhatAdmissionCannotSee(t *testing.T) {
 			wantField: "spec.workloads[0].blockSizes",
 			wantText:  "w-bs4k-r100-qd32-j1",
 		},
+		"verify with a block size range": {
+			mutate: func(s *StorageBenchmarkSpec) {
+				s.Dataset.Verify = VerifyMD5
+				s.Workloads = append(s.Workloads, WorkloadGroup{Name: "ranged", BlockSizeRange: &BlockSizeRange{Min: "4Ki", Max: "64Ki"}, ReadPercents: []int32{0}})
+			},
+			wantField: "spec.dataset.verify",
+			wantText:  "cell ranged-bs4k-64k-r0-qd32-j1 has a block size range (4096-65536 bytes): verification needs fixed block sizes",
+		},
+		"verify with a block size that is not whole headers": {
+			mutate: func(s *StorageBenchmarkSpec) {
+				s.Dataset.Verify = VerifyCRC32C
+				s.Workloads[0].BlockSizes = quantities("4Ki", "6Ki")
+			},
+			wantField: "spec.dataset.verify",
+			wantText:  "cell w-bs6k-r100-qd32-j1's block size 6144 bytes is not a multiple of the smallest block size 4096 bytes",
+		},
 		"a target no group runs on": {
 			mutate: func(s *StorageBenchmarkSpec) {
 				s.Targets = []Target{{Name: "ssd"}, {Name: "nfs"}}

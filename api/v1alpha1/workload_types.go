@@ -266,7 +266,40 @@ type Dataset struct {
 	// +optional
 	// +kubebuilder:default=Random
 	Content BufferContent `json:"content,omitempty"`
+
+	// verify makes the benchmark also prove that the storage returns what
+	// was written: the data set is laid out with a header (its offset and
+	// a checksum of the data) every smallest block size of the benchmark,
+	// every write stamps fresh ones and every read checks them. A block
+	// that comes back corrupted or from another offset fails the cell,
+	// naming the client, file, offset and the expected and found
+	// checksums. None (the default), CRC32C, MD5 or SHA256. Timed cells
+	// read nothing back: a lost write that leaves the block's older,
+	// intact data is not caught (the engine's verify=/do_verify in fio job
+	// files reads each write back). Every block size must be a multiple of
+	// the smallest; ranges are refused. The checksums cost CPU per IO.
+	// +optional
+	// +kubebuilder:default=None
+	Verify VerifyChecksum `json:"verify,omitempty"`
 }
+
+// VerifyChecksum is the checksum dataset.verify stamps into each block.
+// +kubebuilder:validation:Enum=None;CRC32C;MD5;SHA256
+type VerifyChecksum string
+
+const (
+	// VerifyNone checks nothing.
+	VerifyNone VerifyChecksum = "None"
+	// VerifyCRC32C is crc32c (the CPU's CRC instruction where it has one).
+	VerifyCRC32C VerifyChecksum = "CRC32C"
+	// VerifyMD5 is md5.
+	VerifyMD5 VerifyChecksum = "MD5"
+	// VerifySHA256 is sha256.
+	VerifySHA256 VerifyChecksum = "SHA256"
+)
+
+// Enabled reports whether the data set is verified.
+func (v VerifyChecksum) Enabled() bool { return v != "" && v != VerifyNone }
 
 // FillPolicy says when clients lay out their data set.
 // +kubebuilder:validation:Enum=IfMissing;Always;Never

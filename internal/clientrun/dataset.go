@@ -68,11 +68,25 @@ func alignDown(v, to int64) int64 { return v / to * to }
 
 // layoutJob is the job Prepare lays the data set out with.
 func (ds *dataSet) layoutJob(p *plan.Plan) engine.JobSpec {
+	bs := int64(1 << 20)
+	if i := p.Data.VerifyIntervalBytes; i > 0 {
+		bs = max(bs/i, 1) * i // whole headers' intervals
+	}
 	return engine.JobSpec{
 		Name: "layout", Filenames: ds.files, NrFiles: len(ds.files), Size: ds.size, Offset: ds.offset,
-		RW: engine.RWRead, BlockSize: 1 << 20, BSMin: 1 << 20, BSMax: 1 << 20, IODepth: 1, NumJobs: 1,
+		RW: engine.RWRead, BlockSize: bs, BSMin: bs, BSMax: bs, IODepth: 1, NumJobs: 1,
 		Direct: true, IOEngine: p.IOEngine, ZeroBuffers: p.Data.ZeroBuffers, Fill: engineFill(p.Data.Fill),
+		Verify: dataVerify(p),
 	}
+}
+
+// dataVerify is dataset.verify for the engine: the layout stamps a header
+// every interval and every cell's reads check them (VerifySpec.Everywhere).
+func dataVerify(p *plan.Plan) engine.VerifySpec {
+	if p.Data.Verify == "" {
+		return engine.VerifySpec{}
+	}
+	return engine.VerifySpec{Sum: p.Data.Verify, Interval: p.Data.VerifyIntervalBytes, Everywhere: true}
 }
 
 // cellJob translates a matrix cell into the engine job that runs it.
@@ -101,7 +115,8 @@ func (ds *dataSet) cellJob(p *plan.Plan, c *sbv1.Cell, seed uint64) engine.JobSp
 		RandSeed:    seed,
 		ZeroBuffers: p.Data.ZeroBuffers,
 		// Prepare laid the data out; a cell never writes it out again.
-		Fill: engine.FillNever,
+		Fill:   engine.FillNever,
+		Verify: dataVerify(p),
 	}
 	if c.IOEngine != "" {
 		j.IOEngine = c.IOEngine

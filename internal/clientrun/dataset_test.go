@@ -62,3 +62,28 @@ func TestSeveralJobsOfASequentialCellRunOnTheirParts(t *testing.T) {
 		}
 	}
 }
+
+// dataset.verify reaches the engine: the layout stamps a header every
+// smallest block (in writes of whole intervals) and every cell checks its
+// reads against them.
+func TestAVerifiedDataSetIsLaidOutAndReadWithHeaders(t *testing.T) {
+	b := smallBenchmark(1, false)
+	b.Spec.Dataset.Verify = sbv1.VerifySHA256
+	for i := range b.Spec.Workloads {
+		b.Spec.Workloads[i].BlockSizes = []sbv1.BlockSize{"12Ki", "24Ki"}
+	}
+	p := plan.Build(b, &b.Spec.Targets[0], t.TempDir())
+	if p.Data.Verify != "sha256" || p.Data.VerifyIntervalBytes != 12<<10 {
+		t.Fatalf("plan: verify %q every %d bytes, want sha256 every 12288", p.Data.Verify, p.Data.VerifyIntervalBytes)
+	}
+	ds := &dataSet{files: []string{"f"}, size: 1 << 30}
+	want := engine.VerifySpec{Sum: "sha256", Interval: 12 << 10, Everywhere: true}
+	layout := ds.layoutJob(p)
+	if layout.Verify != want || layout.BSMin%(12<<10) != 0 {
+		t.Fatalf("layout: verify %+v with blocks of %d bytes, want %+v in whole intervals", layout.Verify, layout.BSMin, want)
+	}
+	cell := sbv1.Cell{Name: "c", BlockSizeBytes: 24 << 10, ReadPercent: 50, QueueDepth: 1, NumJobs: 1}
+	if j := ds.cellJob(p, &cell, 1); j.Verify != want {
+		t.Fatalf("cell: verify %+v, want %+v", j.Verify, want)
+	}
+}

@@ -2,6 +2,7 @@ package plan
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	"strings"
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
 )
@@ -43,7 +44,7 @@ func Build(b *sbv1.StorageBenchmark, t *sbv1.Target, path string) *Plan {
 		fill = string(sbv1.FillIfMissing)
 	}
 	slots := Slots(spec, t.Name)
-	return &Plan{
+	p := &Plan{
 		SchemaVersion: SchemaVersion,
 		Benchmark:     b.Name,
 		Namespace:     b.Namespace,
@@ -67,4 +68,9 @@ func Build(b *sbv1.StorageBenchmark, t *sbv1.Target, path string) *Plan {
 		MaxClockOffsetMilliseconds: spec.Clients.MaxClockOffsetMilliseconds,
 		WaitForStartSeconds:        spec.Timeouts.VolumeBindSeconds + spec.Timeouts.PrepareSeconds,
 	}
+	if spec.Dataset.Verify.Enabled() {
+		p.Data.Verify = strings.ToLower(string(spec.Dataset.Verify))
+		p.Data.VerifyIntervalBytes = spec.VerifyIntervalBytes()
+	}
+	return p
 }

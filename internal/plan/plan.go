@@ -74,6 +74,11 @@ type Data struct {
 	// the target: files are a whole number of them. Zero in plans of older
 	// controllers: the largest block of the plan's slots.
 	LargestBlockBytes int64 `json:"largestBlockBytes,omitempty"`
+	// Verify is dataset.verify as the engine names the checksum (crc32c,
+	// md5, sha256); empty: off. VerifyIntervalBytes is where the headers
+	// go: every this many bytes (the benchmark's smallest block size).
+	Verify              string `json:"verify,omitempty"`
+	VerifyIntervalBytes int64  `json:"verifyIntervalBytes,omitempty"`
 }
 
 // Slot is what runs at one instant: one cell, or several cells of workloads
