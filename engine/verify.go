@@ -35,6 +35,7 @@ func init() {
 		{name: "verify_only", flag: true, help: "write nothing: read and check each block the job would write", apply: boolOpt(func(j *JobSpec, v bool) { j.Verify.Only = v })},
 		{name: "verify_backlog", help: "read back and check the written blocks after every this many writes (0: once the writes are done)", apply: numberOpt(countKind(0), func(j *JobSpec, v int64) { j.Verify.Backlog = v })},
 		{name: "verify_interval", help: "a header every this many bytes of a block (default: one per block); must divide bs", apply: numberOpt(sizeKind, func(j *JobSpec, v int64) { j.Verify.Interval = v })},
+		{name: "verify_state_save", flag: true, help: "accepted: the engine keeps no verify state file (fio writes one when a verifying job stops)", apply: func(*JobSpec, string) error { return nil }},
 		{name: "verify_fatal", flag: true, help: "accepted: the job stops at the first mismatch either way, as fio 3.33's does", apply: boolOpt(func(j *JobSpec, v bool) { j.Verify.Fatal = v })},
 	} {
 		registerOption(o)
@@ -138,6 +139,9 @@ func (j *JobSpec) validateVerify() error {
 		return bad("verify_only", "not with verify_backlog (nothing is written)")
 	case j.LatencyTarget > 0:
 		return bad("verify", "not with latency_target: the check reads would be judged as the search's IOs")
+	case j.NumJobs > 1 && len(j.Filenames) > 0 && j.Size > 0 && j.OffsetIncrement < j.Size/int64(j.fileCount()):
+		return bad("verify", "the %d clones would write the same blocks of %s (each would find the others' writes): give offset_increment of at least the region (%d bytes), or let each clone have its own files",
+			j.NumJobs, j.Filenames[0], j.Size/int64(j.fileCount()))
 	}
 	return nil
 }
@@ -150,8 +154,8 @@ func (j *JobSpec) verifyOnWrite() bool { return j.Verify.Sum != "" && !j.Verify.
 // writes run to its end, so only a backlog ever reads them back (fio warns
 // that its "verification read phase will never start").
 func (j *JobSpec) readsBack() bool {
-	if !j.verifyOnWrite() || j.readPercent() == 100 {
-		return false
+	if !j.verifyOnWrite() || j.readPercent() == 100 || j.Verify.Skip {
+		return false // do_verify=0 turns verify_backlog off too, as in fio
 	}
 	return j.Verify.Backlog > 0 || (!j.Verify.Skip && !j.TimeBased)
 }

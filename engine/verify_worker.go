@@ -47,7 +47,7 @@ func newWorkerVerify(j *JobSpec, files []fileSpec, lane, lanes int, seedBase uin
 	}
 	mixed := j.readPercent() > 0 && j.readPercent() < 100
 	for i, f := range files {
-		v.tails += f.length % j.BSMin
+		v.tails += f.tail
 		v.walks = append(v.walks, newBlockWalk(f.base, f.length, j.BSMin, lane, lanes, j.isRandom(), mixed, v.walkSeed(i)))
 	}
 	v.gen = mix64(v.genBase)
@@ -65,9 +65,6 @@ func (v *workerVerify) walkSeed(i int) uint64 {
 // every walk is over: the pass is (passEnded then waits for the IOs in
 // flight to complete).
 func (v *workerVerify) nextBlock(fi int, write bool) (int, int64, bool) {
-	if v.backlogDue || v.passEnded {
-		return 0, 0, false
-	}
 	for range v.walks {
 		if off, ok := v.walks[fi].take(write); ok {
 			return fi, off, true
@@ -76,6 +73,19 @@ func (v *workerVerify) nextBlock(fi int, write bool) (int, int64, bool) {
 	}
 	v.passEnded = true
 	return 0, 0, false
+}
+
+// waiting reports whether the workload waits for the IOs in flight to
+// complete before a read-back or a new pass (settle).
+func (v *workerVerify) waiting() bool { return v.backlogDue || v.passEnded }
+
+// blocks is how many blocks a pass visits.
+func (v *workerVerify) blocks() uint64 {
+	var n uint64
+	for i := range v.walks {
+		n += v.walks[i].n
+	}
+	return n
 }
 
 // wrote counts a write for verify_backlog.
@@ -111,15 +121,17 @@ func (v *workerVerify) unchecked() bool {
 
 // settle moves a read-back along; the worker calls it with nothing in
 // flight. A read-back that has issued all its reads is over; one that is
-// due starts; a pass that ended and is read back starts the next pass.
-func (v *workerVerify) settle() {
+// due starts, unless the job's time is up (inTime false: fio does not
+// start one then either); a pass that ended and is read back starts the
+// next pass.
+func (v *workerVerify) settle(inTime bool) {
 	if v.reading {
 		if v.unchecked() {
 			return
 		}
 		v.reading = false
 	}
-	if (v.backlogDue || v.passEnded) && v.readsBack && v.unchecked() {
+	if (v.backlogDue || v.passEnded) && v.readsBack && inTime && v.unchecked() {
 		v.reading = true
 		v.sinceCheck = 0
 		return

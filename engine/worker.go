@@ -336,7 +336,7 @@ func (w *worker) run(s runSchedule) {
 		}
 		stopping := w.err != nil || s.stop.Load() || w.groupStop.Load()
 		if w.verify != nil && inflight == 0 && !stopping {
-			w.verify.settle()
+			w.verify.settle(now < end)
 			if measuring && w.limitReached() && now < end {
 				// The writes are done: read them back before the end.
 				w.verify.finalReadBack(j)
@@ -506,12 +506,18 @@ func (w *worker) prepOne(now int64, pace pacer, measuring bool) bool {
 	f := &w.files[fi]
 	var off int64
 	pos := &w.seqPos[op][fi]
-	if w.verify != nil {
+	if v := w.verify; v != nil {
+		if v.waiting() {
+			return false // for a read-back or a new pass (settle)
+		}
 		var ok bool
-		if fi, off, ok = w.verify.nextBlock(fi, op == opWrite); !ok {
+		if fi, off, ok = v.nextBlock(fi, op == opWrite); !ok {
 			// The pass is over: its blocks are read back (settle)
 			// before the next pass, once those in flight are done.
-			w.verify.passEnded = w.nextPass(w.verify.tails, measuring)
+			// A pass with no block (a lane whose share is none)
+			// ends the job: another would have none either.
+			v.passEnded = w.nextPass(v.tails, measuring) && v.blocks() > 0
+			w.passesDone = w.passesDone || v.blocks() == 0
 			return false
 		}
 	} else if j.isRandom() && (j.PercentSequential == 0 || int(w.rng.below(100)) >= j.PercentSequential) {

@@ -151,6 +151,11 @@ workloads=(
 	# latency columns differ by design (the engine times a paced IO from
 	# its arrival, fio from its issue).
 	"uring-4k-randread-poisson-20k-qd16|--ioengine=io_uring --rw=randread --bs=4k --iodepth=16 --numjobs=1 --rate_iops=20000 --rate_process=poisson"
+	# Verified writes, read back every 1024 writes (a time-based job reads
+	# nothing back otherwise, in both tools): IOPS counts the writes and
+	# the checked reads; each tool checks its own header format.
+	"uring-4k-randwrite-verify-crc32c-qd16|--ioengine=io_uring --rw=randwrite --bs=4k --iodepth=16 --numjobs=1 --verify=crc32c --verify_backlog=1024"
+	"uring-128k-write-verify-md5-qd8|--ioengine=io_uring --rw=write --bs=128k --iodepth=8 --numjobs=1 --verify=md5 --verify_backlog=256"
 )
 
 # run TOOL NAME ARGS...: runs one tool and stores its JSON and process CPU.
