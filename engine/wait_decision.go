@@ -1,6 +1,9 @@
 package engine
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // timedWaitWindow is how close to the end of the ramp or of the run an
 // unpaced worker switches from untimed to timed waits.
@@ -32,6 +35,11 @@ type waitState struct {
 	// resumeAt is when a thinking worker (thinktime) issues again; 0 when
 	// it is not thinking.
 	resumeAt int64
+	// readingBack: a verify read-back, which runs to its last block past
+	// the job's end, so the end bounds none of its waits (a wait bounded
+	// by a time already past reaps nothing: an io_uring's direct IOs
+	// complete only when the worker enters the kernel, so it spun).
+	readingBack bool
 }
 
 // waitDecision is the backend wait to make: wait(minComplete, timeout).
@@ -56,6 +64,9 @@ type waitDecision struct {
 // the next completion. Within timedWaitWindow of the ramp or run end, where
 // precision matters, waits are timed again.
 func decideWait(s waitState) waitDecision {
+	if s.readingBack {
+		s.end = math.MaxInt64
+	}
 	wait := int64(maxWait)
 	if s.paced && s.free > 0 && !s.stopping {
 		wait = min(wait, s.nextDue-s.now)

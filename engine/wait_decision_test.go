@@ -33,6 +33,8 @@ func TestDecideWait(t *testing.T) {
 			with(measuringUnpaced, func(s *waitState) { s.end = now + 50*ms }), waitDecision{1, 50 * time.Millisecond}},
 		{"an unpaced worker within 50 ms of the ramp end waits with a timeout up to the ramp end, so measuring starts on time",
 			with(measuringUnpaced, func(s *waitState) { s.measuring, s.rampEnd = false, now+20*ms }), waitDecision{1, 20 * time.Millisecond}},
+		{"a verify read-back past the job's end waits for its reads, untimed (a past end made it spin, reaping nothing)",
+			with(measuringUnpaced, func(s *waitState) { s.end, s.readingBack = now-5*ms, true }), waitDecision{1, 0}},
 		// Pacing.
 		{"a paced worker with a free slot waits until its next due IO",
 			with(measuringUnpaced, func(s *waitState) { s.paced, s.free, s.inflight, s.nextDue = true, 3, 1, now+2*ms }), waitDecision{1, 2 * time.Millisecond}},

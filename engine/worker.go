@@ -408,6 +408,7 @@ func (w *worker) run(s runSchedule) {
 		if pace != nil && room > 0 && !stopping {
 			ws.nextDue = pace.nextDue() // only then does decideWait read it
 		}
+		ws.readingBack = w.readingBack()
 		wd := decideWait(ws)
 		var err error
 		w.comps, err = w.be.wait(wd.minComplete, wd.timeout, w.comps[:0])
