@@ -227,5 +227,17 @@ func (c *Cell) MaxBlockSizeBytes() int64 {
 
 // Reads and Writes say which directions the cell exercises (a metadata
 // cell counts its operations as reads, as fio's file engines do).
+// DoesBlockSize reports whether the cell's IOs are of size bytes: its one
+// block size, or for a block size range one of the sizes it steps through
+// (min, min+alignment, ..., max). A threshold's match.blockSize selects
+// the cells that do.
+func (c *Cell) DoesBlockSize(bytes int64) bool {
+	if c.BlockSizeBytes > 0 {
+		return c.BlockSizeBytes == bytes
+	}
+	step := max(c.BlockAlignmentBytes, 1)
+	return bytes >= c.BlockSizeMinBytes && bytes <= c.BlockSizeMaxBytes && (bytes-c.BlockSizeMinBytes)%step == 0
+}
+
 func (c *Cell) Reads() bool  { return c.ReadPercent > 0 }
 func (c *Cell) Writes() bool { return c.ReadPercent < 100 }

@@ -83,7 +83,8 @@ type Threshold struct {
 
 // CellMatch selects cells of a workload by their parameters.
 type CellMatch struct {
-	// blockSize of the cells to select.
+	// blockSize of the cells to select: cells of that block size, and
+	// cells of a blockSizeRange that steps through it.
 	// +optional
 	BlockSize *BlockSize `json:"blockSize,omitempty"`
 	// readPercent of the cells to select.

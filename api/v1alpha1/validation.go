@@ -120,7 +120,7 @@ func (m *CellMatch) selectsAny(cells []Cell) bool {
 // Matches reports whether a cell has every parameter the match names.
 func (m *CellMatch) Matches(c *Cell) bool {
 	switch {
-	case m.BlockSize != nil && m.BlockSize.Bytes() != c.BlockSizeBytes:
+	case m.BlockSize != nil && !c.DoesBlockSize(m.BlockSize.Bytes()):
 		return false
 	case m.ReadPercent != nil && *m.ReadPercent != c.ReadPercent:
 		return false

@@ -3,6 +3,8 @@ package v1alpha1
 import (
 	"strings"
 	"testing"
+
+	"k8s.io/utils/ptr"
 )
 
 func validSpec() StorageBenchmarkSpec {
@@ -169,5 +171,17 @@ func TestValidateAcceptsThresholdsThatSelectCells(t *testing.T) {
 	}
 	if errs := s.Validate(); len(errs) != 0 {
 		t.Fatalf("unexpected errors: %v", errs)
+	}
+}
+
+func TestAThresholdSelectsTheRangeCellsThatStepThroughItsBlockSize(t *testing.T) {
+	s := validSpec()
+	s.Workloads[0].BlockSizes = nil
+	s.Workloads[0].BlockSizeRange = &BlockSizeRange{Min: "4Ki", Max: "64Ki", Alignment: ptr.To[BlockSize]("4Ki")}
+	for bs, selects := range map[BlockSize]bool{"4Ki": true, "16Ki": true, "64Ki": true, "6Ki": false, "128Ki": false} {
+		s.Thresholds = []Threshold{{Workload: "w", Match: &CellMatch{BlockSize: &bs}, MinIOPS: new(int64)}}
+		if errs := s.Validate(); (len(errs) == 0) != selects {
+			t.Errorf("match.blockSize %s: errors %v, want the range cell selected: %v", bs, errs, selects)
+		}
 	}
 }

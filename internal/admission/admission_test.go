@@ -209,6 +209,11 @@ func TestAdmissionRejectsInvalidSpecsNamingTheFieldAndCause(t *testing.T) {
 		{"threshold matching a read mix the workload does not run", func(t *testing.T, o map[string]any) {
 			set(t, o, "spec.thresholds[0].match", map[string]any{"readPercent": 50})
 		}, "spec.thresholds", "every thresholds[].match must select at least one cell of its workload"},
+		{"threshold matching a block size outside the workload's range", func(t *testing.T, o map[string]any) {
+			set(t, o, "spec.workloads[0].blockSizes", nil)
+			set(t, o, "spec.workloads[0].blockSizeRange", map[string]any{"min": "4Ki", "max": "64Ki"})
+			set(t, o, "spec.thresholds[0].match", map[string]any{"blockSize": "128Ki"})
+		}, "spec.thresholds", "every thresholds[].match must select at least one cell of its workload"},
 		{"threshold matching a block size the workload does not run", func(t *testing.T, o map[string]any) {
 			set(t, o, "spec.thresholds[0].match", map[string]any{"blockSize": "8Ki"})
 		}, "spec.thresholds", "every thresholds[].match must select at least one cell of its workload"},
@@ -401,6 +406,25 @@ func TestAdmissionRejectsInvalidSpecsNamingTheFieldAndCause(t *testing.T) {
 				t.Fatalf("local admission error lacks %s / %q:\n%v", tc.wantField, tc.wantText, err)
 			}
 		})
+	}
+}
+
+// A threshold's match.blockSize selects the cells of a block size range
+// that steps through it, in the API server and in local admission alike.
+func TestAdmissionAcceptsAMatchInsideABlockSizeRange(t *testing.T) {
+	obj := newBenchmark(t, "range-match")
+	set(t, obj.Object, "spec.workloads[0].blockSizes", nil)
+	set(t, obj.Object, "spec.workloads[0].blockSizeRange", map[string]any{"min": "4Ki", "max": "64Ki", "alignment": "4Ki"})
+	set(t, obj.Object, "spec.thresholds[0].match", map[string]any{"blockSize": "16Ki", "readPercent": 0})
+	manifest, err := yaml.Marshal(obj.Object)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admission.Admit(manifest); err != nil {
+		t.Fatalf("local admission refused a match inside the range: %v", err)
+	}
+	if err := env.Client.Create(context.Background(), obj); err != nil {
+		t.Fatalf("the API server refused a match inside the range: %v", err)
 	}
 }
 
