@@ -144,10 +144,13 @@ func init() {
 		{name: "nrfiles", help: "generated files per clone (default 1)", apply: numberOpt(countKind(1), func(j *JobSpec, v int64) { j.NrFiles = int(v) })},
 		{name: "offset", help: "start of the IO region in each file", apply: numberOpt(sizeKind, func(j *JobSpec, v int64) { j.Offset = v })},
 		{name: "rw", help: "read|write|randread|randwrite|rw|readwrite|randrw (default read)", apply: func(j *JobSpec, v string) error {
+			j.OffsetModifier = 0
 			if pattern, modifier, ok := strings.Cut(v, ":"); ok {
-				// fio's rw=randrw:8 (a new random offset every 8 IOs)
-				// and rw=read:-8k (a gap after every IO).
-				return fmt.Errorf("the offset modifier :%s of %s is not supported; give the pattern alone (rw=%s)", excerpt(modifier), excerpt(pattern), excerpt(pattern))
+				m, err := parseOffsetModifier(modifier)
+				if err != nil {
+					return err
+				}
+				v, j.OffsetModifier = pattern, m
 			}
 			switch v {
 			case "readwrite":

@@ -145,6 +145,13 @@ type JobSpec struct {
 	// PercentSequential is the share of a random job's IOs that continue
 	// sequentially after the previous one (100 - fio's percentage_random).
 	PercentSequential int
+	// OffsetModifier is rw=PATTERN:N: a random pattern takes a new random
+	// offset every N IOs, the ones between continuing sequentially from
+	// it (or at the same offset with SameOffset, fio's
+	// rw_sequencer=identical); a sequential pattern leaves N bytes
+	// untouched after each IO. 0 (and 1 for random) is none.
+	OffsetModifier int64
+	SameOffset     bool
 	// OffsetIncrement moves clone c's region to Offset + c*OffsetIncrement.
 	OffsetIncrement int64
 	// BSSplit, when set, draws each IO's size from these shares (fio's

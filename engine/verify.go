@@ -129,6 +129,8 @@ func (j *JobSpec) validateVerify() error {
 		return bad("verify_interval", "%d must divide the block size %d and hold the %d-byte header", v.Interval, j.BSMin, verifyHeaderLen(v.Sum))
 	case j.BlockAlign > 0 && j.BlockAlign != j.BSMin:
 		return bad("verify", "blockalign %d differs from bs %d: blocks would overlap", j.BlockAlign, j.BSMin)
+	case j.OffsetModifier > 1 || (j.OffsetModifier > 0 && !j.isRandom()):
+		return bad("verify", "not with an offset modifier (rw=%s:%d): each block is written once per pass, in order or in a random order", j.RW, j.OffsetModifier)
 	case j.isRandom() && j.PercentSequential > 0:
 		return bad("verify", "not with percentage_random below 100: each block is written once per pass, in a random order")
 	case j.isRandom() && !j.RandomDistribution.uniform():

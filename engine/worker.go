@@ -93,6 +93,9 @@ type worker struct {
 	// last_was_sync).
 	writes      int
 	lastWasSync bool
+	// sinceOffset counts the IOs since a random pattern's last new
+	// offset (rw=PATTERN:N).
+	sinceOffset int64
 
 	// groupStop stops the worker's reporting group (exitall); exitAll
 	// says whether the worker's end sets it.
@@ -521,24 +524,29 @@ func (w *worker) prepOne(now int64, pace pacer, measuring bool) bool {
 			w.passesDone = w.passesDone || v.blocks() == 0
 			return false
 		}
-	} else if j.isRandom() && (j.PercentSequential == 0 || int(w.rng.below(100)) >= j.PercentSequential) {
+	} else if j.isRandom() && w.randomOffsetDue() && (j.PercentSequential == 0 || int(w.rng.below(100)) >= j.PercentSequential) {
 		if w.draws != nil {
 			off = f.base + int64(w.draws[fi].draw(&w.rng))*w.align
 		} else {
 			off = f.base + int64(w.rng.below(uint64((f.length-size)/w.align+1)))*w.align
 		}
-		if j.PercentSequential > 0 {
+		switch {
+		case j.SameOffset && j.OffsetModifier > 1:
+			*pos = off // rw_sequencer=identical: the next IOs repeat it
+		case j.PercentSequential > 0 || j.OffsetModifier > 1:
 			*pos = off + size // the sequential share continues from here
 		}
+	} else if j.isRandom() && j.SameOffset && j.OffsetModifier > 1 && *pos+size <= f.base+f.length {
+		off = *pos
 	} else {
 		if *pos+size > f.base+f.length {
-			if !w.nextPass(f.base+f.length-*pos+f.tail, measuring) {
+			if !w.passOver(*pos, f, measuring) {
 				return false
 			}
 			*pos = f.base
 		}
 		off = *pos
-		*pos += size
+		*pos += size + j.holeAfter()
 	}
 	s, si := w.takeSlot(pace, fi)
 	w.issuedBytes += size
@@ -566,6 +574,18 @@ func (w *worker) prepOne(now int64, pace pacer, measuring bool) bool {
 	w.countIssued(op)
 	s.op, s.size, s.off = op, int32(size), off
 	return true
+}
+
+// randomOffsetDue reports whether a random pattern's next IO takes a new
+// random offset: every OffsetModifier-th IO (every IO without one).
+func (w *worker) randomOffsetDue() bool {
+	every := w.job.OffsetModifier
+	if every <= 1 {
+		return true
+	}
+	due := w.sinceOffset == 0
+	w.sinceOffset = (w.sinceOffset + 1) % every
+	return due
 }
 
 // takeSlot takes a free slot for the next IO, on file fi, and queues it for
@@ -600,6 +620,23 @@ func (w *worker) nextPass(tail int64, measuring bool) bool {
 		return false
 	}
 	return true
+}
+
+// passOver is a sequential stream at pos reaching its file's end: it
+// reports whether a new pass starts. With holes (rw=write:8k), as fio
+// 3.33 does: a pass whose last IO ended at the region's end ends a byte-
+// limited job, one that ended short of it starts again, no bytes skipped
+// (size=40k, bs=4k: 4 writes; size=44k: 11).
+func (w *worker) passOver(pos int64, f *fileSpec, measuring bool) bool {
+	end := f.base + f.length
+	if hole := w.job.holeAfter(); hole > 0 {
+		if pos-hole >= end && measuring && w.byteLimited && w.lanes == 1 {
+			w.passesDone = true
+			return false
+		}
+		return true
+	}
+	return w.nextPass(end-pos+f.tail, measuring)
 }
 
 // syncDue says whether the next IO is an fsync or fdatasync, as fio's
