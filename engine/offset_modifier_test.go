@@ -69,3 +69,16 @@ func TestOffsetModifiersRefuseWhatTheyCannotMean(t *testing.T) {
 		}
 	}
 }
+
+func TestReadsAndWritesTakeTheirOwnBlockSize(t *testing.T) {
+	dir := t.TempDir()
+	doc := mustRun(t, "--name=d", "--directory="+dir, "--size=1m", "--bs=4k,16k", "--rw=randrw", "--ioengine=psync")
+	j := doc.Jobs[0]
+	if j.Read.TotalIOs == 0 || j.Write.TotalIOs == 0 || j.Read.IOBytes != j.Read.TotalIOs*4096 || j.Write.IOBytes != j.Write.TotalIOs*16384 {
+		t.Fatalf("%d reads of %d bytes, %d writes of %d bytes: want 4 KiB reads and 16 KiB writes", j.Read.TotalIOs, j.Read.IOBytes, j.Write.TotalIOs, j.Write.IOBytes)
+	}
+	_, _, err := ParseArgs([]string{"--name=d", "--size=1m", "--bs=4k,8k,16k,32k"})
+	if err == nil || !strings.Contains(err.Error(), "has 4 sizes: want READ[,WRITE[,TRIM]]") {
+		t.Fatalf("four sizes: %v", err)
+	}
+}

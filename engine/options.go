@@ -164,15 +164,13 @@ func init() {
 		}},
 		{name: "rwmixread", help: "percent of reads in a mixed job (default 50)", apply: numberOpt(percentKind, func(j *JobSpec, v int64) { j.RWMixRead = int(v) })},
 		{name: "rwmixwrite", help: "percent of writes in a mixed job", apply: numberOpt(percentKind, func(j *JobSpec, v int64) { j.RWMixRead = 100 - int(v) })},
-		{name: "bs", help: "block size (default 4k)", apply: func(j *JobSpec, s string) error {
-			if err := rejectList(s); err != nil {
+		{name: "bs", help: "block size (default 4k); READ,WRITE sizes apart (bs=8k,32k; an empty part is 4k; a third, for trims, is ignored)", apply: func(j *JobSpec, s string) error {
+			sizes, err := parseDirectionSizes(s)
+			if err != nil {
 				return err
 			}
-			v, err := sizeKind.value(s)
-			if err == nil {
-				j.BlockSize, j.BSMin, j.BSMax = v, v, v
-			}
-			return err
+			j.setBlockSizes(sizes)
+			return nil
 		}},
 		{name: "bsrange", help: "block size range min-max; each IO draws its size from it", apply: func(j *JobSpec, s string) error {
 			if err := rejectList(s); err != nil {
@@ -193,7 +191,7 @@ func init() {
 			if a > b {
 				a, b = b, a
 			}
-			j.BlockSize, j.BSMin, j.BSMax = a, a, b
+			j.BlockSize, j.BSMin, j.BSMax, j.BSByDirection = a, a, b, [2]int64{}
 			return nil
 		}},
 		{name: "blockalign", help: "alignment of random offsets (default: minimum block size)", apply: func(j *JobSpec, s string) error {

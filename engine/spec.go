@@ -105,6 +105,9 @@ type JobSpec struct {
 	// each IO is drawn from [BSMin, BSMax] (--bsrange) in multiples of
 	// BSMin's alignment, and BlockSize equals BSMin.
 	BlockSize, BSMin, BSMax int64
+	// BSByDirection is bs=READ,WRITE: the read and the write size, where
+	// they differ (zero otherwise); BSMin and BSMax then span both.
+	BSByDirection [2]int64
 	// BlockAlign aligns random offsets (default: BSMin).
 	BlockAlign int64
 	// BSStep, when set, is the step between the sizes a bsrange draws:
@@ -324,6 +327,7 @@ type BlockSizeShare struct {
 func (j *JobSpec) resolve() error {
 	j.Logs.resolveNames(j.Name)
 	if len(j.BSSplit) > 0 {
+		j.BSByDirection = [2]int64{}
 		j.BSMin, j.BSMax = j.BSSplit[0].Size, j.BSSplit[0].Size
 		for _, sh := range j.BSSplit {
 			j.BSMin, j.BSMax = min(j.BSMin, sh.Size), max(j.BSMax, sh.Size)
@@ -337,7 +341,7 @@ func (j *JobSpec) resolve() error {
 	case j.RateIOPS > 0:
 		return fmt.Errorf("job %q: rate and rate_iops: give one", j.Name)
 	case j.BSMin != j.BSMax:
-		return fmt.Errorf("job %q: rate: a bandwidth cap needs one block size here (bs); with bsrange or bssplit give rate_iops", j.Name)
+		return fmt.Errorf("job %q: rate: a bandwidth cap needs one block size here (bs); with bsrange, bssplit or sizes per direction give rate_iops", j.Name)
 	}
 	j.RateIOPS = int(min(max(1, (j.RateBytes+j.BSMin/2)/j.BSMin), math.MaxInt32))
 	j.RateBytes = 0

@@ -502,6 +502,8 @@ func (w *worker) prepOne(now int64, pace pacer, measuring bool) bool {
 	}
 	size := j.BSMin
 	switch {
+	case j.directionSize(op) > 0:
+		size = j.directionSize(op)
 	case w.split != nil:
 		size = w.split.draw(&w.rng)
 	case j.BSMax != j.BSMin:
@@ -528,7 +530,11 @@ func (w *worker) prepOne(now int64, pace pacer, measuring bool) bool {
 		if w.draws != nil {
 			off = f.base + int64(w.draws[fi].draw(&w.rng))*w.align
 		} else {
-			off = f.base + int64(w.rng.below(uint64((f.length-size)/w.align+1)))*w.align
+			align := w.align
+			if j.BlockAlign == 0 && j.directionSize(op) > 0 {
+				align = size // each direction on its own size, as fio aligns
+			}
+			off = f.base + int64(w.rng.below(uint64((f.length-size)/align+1)))*align
 		}
 		switch {
 		case j.SameOffset && j.OffsetModifier > 1:
