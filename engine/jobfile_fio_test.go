@@ -126,6 +126,7 @@ func TestJobFilesMeanWhatTheyMeanToFio(t *testing.T) {
 		{files: []string{"verify.fio"}},
 		{files: []string{"modifiers.fio"}},
 		{files: []string{"directions.fio"}},
+		{files: []string{"content.fio"}},
 		// The first file inherits the command line's globals (bs=8k) and
 		// runs beside its job; the second starts from the defaults, after.
 		{files: []string{"second-file.fio", "include.fio"},

@@ -183,6 +183,8 @@ type JobSpec struct {
 	RandSeed uint64
 	// ZeroBuffers writes zeros instead of scrambled random data.
 	ZeroBuffers bool
+	// Content is what else shapes written buffers (buffer_content.go).
+	Content BufferContent
 	// Fill is the data set policy: ifmissing, always or never.
 	Fill string
 	// StatType is the system call filestat and dirstat time: stat
@@ -450,6 +452,9 @@ func (j *JobSpec) validate() error {
 		return err
 	}
 	if err := j.validateVerify(); err != nil {
+		return err
+	}
+	if err := j.validateContent(); err != nil {
 		return err
 	}
 	switch j.Fill {

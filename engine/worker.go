@@ -110,6 +110,9 @@ type worker struct {
 	think *thinker
 	// verify is fio's verify (verify_worker.go); nil without one.
 	verify *workerVerify
+	// content fills writes by the buffer options (buffer_content.go);
+	// nil: the default scramble.
+	content *contentFiller
 	// floor is fio's rate_min and rate_iops_min (rate_min.go); nil
 	// without one.
 	floor *rateFloor
@@ -187,6 +190,9 @@ func (w *worker) setup() error {
 	w.seedRNG()
 	if j.Verify.Sum != "" {
 		w.verify = newWorkerVerify(j, w.files, w.lane, w.lanes, w.seedBase())
+	}
+	if j.Content.custom() {
+		w.content = newContentFiller(j.Content, j.BSMax, &w.rng)
 	}
 	w.slots = make([]slot, w.depth)
 	for i := range w.slots {
@@ -566,7 +572,7 @@ func (w *worker) prepOne(now int64, pace pacer, measuring bool) bool {
 	}
 	switch {
 	case op == opWrite:
-		if !j.ZeroBuffers {
+		if !j.ZeroBuffers && (w.content == nil || w.content.fill(buf, &w.rng)) {
 			scramble(buf, off, now)
 		}
 		if w.verify != nil {
