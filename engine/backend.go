@@ -62,6 +62,9 @@ func openBackend(kind string, depth int, fds []int, mem []byte) (backend, string
 		return &psyncBackend{fds: fds}, "", nil
 	case EngineNull:
 		return &nullBackend{}, "", nil
+	case EngineMmap:
+		b, err := newMmapBackend(fds)
+		return b, "", err
 	}
 	return nil, "", fmt.Errorf("unknown backend %q", kind)
 }

@@ -237,13 +237,13 @@ func init() {
 			j.RateIOPS = int(v)
 			return err
 		}},
-		{name: "ioengine", help: "auto (default: io_uring, else libaio, else psync) | io_uring | libaio | psync; sync, pvsync and pvsync2 run psync (one pread or pwrite per IO, where fio's sync uses lseek and read, its pvsync preadv); null: no IO and no file, each IO completes at once (the engine's own cost per IO, as fio's null); file engines: filecreate | filestat | filedelete | dircreate | dirstat | dirdelete, and storagebench's sb_fileread | sb_filerename (see docs/engine-job-files.md)", apply: func(j *JobSpec, v string) error {
+		{name: "ioengine", help: "auto (default: io_uring, else libaio, else psync) | io_uring | libaio | psync; sync, pvsync and pvsync2 run psync (one pread or pwrite per IO, where fio's sync uses lseek and read, its pvsync preadv); null: no IO and no file, each IO completes at once (the engine's own cost per IO, as fio's null); mmap: the files mapped, each IO a copy to or from the mapping, fsync an msync, one IO at a time (fio's mmap); file engines: filecreate | filestat | filedelete | dircreate | dirstat | dirdelete, and storagebench's sb_fileread | sb_filerename (see docs/engine-job-files.md)", apply: func(j *JobSpec, v string) error {
 			if _, ok := fileOpEngines[v]; ok {
 				j.IOEngine = v
 				return nil
 			}
 			switch v {
-			case EngineAuto, EngineIOUring, EngineLibaio, EnginePsync, EngineNull:
+			case EngineAuto, EngineIOUring, EngineLibaio, EnginePsync, EngineNull, EngineMmap:
 				j.IOEngine = v
 				return nil
 			case "sync", "pvsync", "pvsync2":
@@ -253,7 +253,7 @@ func init() {
 				j.IOEngine = EnginePsync
 				return nil
 			}
-			return fmt.Errorf("unsupported engine %s (auto, io_uring, libaio, psync, sync, pvsync, pvsync2, null, %s)", excerpt(v), fileOpEngineNames())
+			return fmt.Errorf("unsupported engine %s (auto, io_uring, libaio, psync, sync, pvsync, pvsync2, null, mmap, %s)", excerpt(v), fileOpEngineNames())
 		}},
 		{name: "randrepeat", flag: true, help: "repeat the same random offsets every run (default 1)", apply: boolOpt(func(j *JobSpec, v bool) { j.RandRepeat = v })},
 		{name: "randseed", help: "seed of the random generator (default fio's 0x89)", apply: func(j *JobSpec, s string) error {

@@ -34,6 +34,9 @@ const (
 	// EngineNull does no IO at all (fio's null engine): no files are
 	// opened or laid out, and each IO completes at once.
 	EngineNull = "null"
+	// EngineMmap maps the files and copies to and from the mapping
+	// (fio's mmap engine), one IO at a time.
+	EngineMmap = "mmap"
 )
 
 // diskless reports whether the job's engine touches no file (fio's
@@ -430,7 +433,7 @@ func (j *JobSpec) validate() error {
 		return bad("rw", "unknown pattern %q", j.RW)
 	}
 	switch j.IOEngine {
-	case EngineAuto, EngineIOUring, EngineLibaio, EnginePsync, EngineNull:
+	case EngineAuto, EngineIOUring, EngineLibaio, EnginePsync, EngineNull, EngineMmap:
 	default:
 		if !j.isFileOp() {
 			return bad("ioengine", "unsupported engine %q (supported: auto, io_uring, libaio, psync, null, %s)", j.IOEngine, fileOpEngineNames())

@@ -36,6 +36,10 @@ func planBackend(j *JobSpec) backendPlan {
 	}
 	choice := chooseBackend(j.IOEngine)
 	p := backendPlan{kind: choice.name, reason: choice.reason, lanes: 1, depth: j.IODepth}
+	if choice.name == EngineMmap && j.IODepth > 1 {
+		p.depth = 1
+		p.reason += fmt.Sprintf("; mmap does one IO at a time, as in fio (iodepth=%d ignored)", j.IODepth)
+	}
 	if choice.name == EnginePsync && j.IODepth > 1 {
 		if j.IOEngine == EngineAuto {
 			// Falling back must not silently change the workload:

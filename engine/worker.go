@@ -221,7 +221,7 @@ func (w *worker) setup() error {
 		return fmt.Errorf("job %q: %s backend: %w", j.Name, w.kind, err)
 	}
 	w.be, w.features = be, features
-	w.timeSlat = w.kind != EnginePsync
+	w.timeSlat = w.kind != EnginePsync && w.kind != EngineMmap
 	if j.LatencyTarget > 0 {
 		w.latency = newLatencySearch(j, w.depth)
 	}
