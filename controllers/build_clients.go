@@ -30,14 +30,24 @@ type clientJob struct {
 // because a Job's pod template cannot give each index its own claim.
 func clientJobs(b *sbv1.StorageBenchmark, t *sbv1.Target) []clientJob {
 	claims := claimNames(b, t)
-	if plan.Shared(t) {
-		return []clientJob{{name: jobName(b, t, -1), base: 0, count: int32(len(claims)), claim: claims[0]}}
+	if plan.Shared(t) && !b.Spec.Clients.ColocateTargets {
+		return []clientJob{{name: jobName(b, t, -1), base: 0, count: b.Spec.Clients.Count, claim: claims[0]}}
 	}
-	jobs := make([]clientJob, len(claims))
-	for i, claim := range claims {
-		jobs[i] = clientJob{name: jobName(b, t, int32(i)), base: int32(i), count: 1, claim: claim}
+	// A Job per client: each pod then carries its client's label, which
+	// colocateTargets' affinity selects (a shared claim is everyone's).
+	jobs := make([]clientJob, b.Spec.Clients.Count)
+	for i := range jobs {
+		jobs[i] = clientJob{name: jobName(b, t, int32(i)), base: int32(i), count: 1, claim: claims[i]}
 	}
 	return jobs
+}
+
+// client is the one client a Job runs, or -1 for a Job of several.
+func (j clientJob) client() int32 {
+	if j.count == 1 {
+		return j.base
+	}
+	return -1
 }
 
 // runDeadline bounds a client Job: binding, preparation, the timetable and
@@ -149,7 +159,7 @@ func buildClientPodSpec(b *sbv1.StorageBenchmark, t *sbv1.Target, j clientJob, c
 		Containers:                []corev1.Container{container},
 		NodeSelector:              nodeSelector,
 		Tolerations:               append(append([]corev1.Toleration(nil), cfg.DefaultTolerations...), c.Tolerations...),
-		Affinity:                  clientAffinity(b, t),
+		Affinity:                  clientAffinity(b, t, j.client()),
 		PriorityClassName:         c.PriorityClassName,
 		TopologySpreadConstraints: spreadConstraints(b, t),
 		Volumes: []corev1.Volume{

@@ -93,7 +93,7 @@ func (r *StorageBenchmarkReconciler) searchRounds(ctx context.Context, p *pass, 
 	cells := results.NextSearchRound(run.Searches, t.plan.Clients)
 	var next plan.RoundRecord
 	what := fmt.Sprintf("search round %d", run.Collected+1)
-	lead, ok, err := r.publishRecord(ctx, p, s, t, plan.RoundKey(t.spec.Name), what, func(now time.Time, lead time.Duration) string {
+	lead, ok, err := r.publishRecord(ctx, p, s, t, []string{plan.RoundKey(t.spec.Name)}, what, func(now time.Time, lead time.Duration) string {
 		next = plan.RoundRecord{StartRecord: plan.StartRecord{Generation: p.bench.Generation, Start: now.Add(lead), PublishedAt: now},
 			Round: run.Collected + 1, Slots: t.plan.Round(cells, false).Slots, Done: len(cells) == 0}
 		if next.Done {

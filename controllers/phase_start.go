@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -36,10 +37,26 @@ func startRecord(b *sbv1.StorageBenchmark, s *snapshot, t *sbv1.Target) (plan.St
 // anything (a previous controller process) published meanwhile, it fails
 // and the next pass reads the start already published, so clients never
 // see two different starts.
+//
+// Linked targets (LinksTargets: groups joined across targets, or colocated
+// clients) start together: the start waits until every target's clients
+// are ready, and one update publishes the same record for all of them.
 func (r *StorageBenchmarkReconciler) publishStart(ctx context.Context, p *pass, s *snapshot, t *targetRun) (targetStep, error) {
 	b := p.bench
+	keys := []string{t.spec.Name}
+	if b.Spec.LinksTargets() {
+		if waiting := linkedTargetsNotReady(b, s); len(waiting) > 0 {
+			t.status.Message = fmt.Sprintf("all %d clients ready; waiting for the clients of %s, which start together with this target's (linked by concurrentWith or colocateTargets)",
+				b.Spec.Clients.Count, strings.Join(waiting, ", "))
+			return targetStep{wait: shortRequeue}, nil
+		}
+		keys = keys[:0]
+		for i := range b.Spec.Targets {
+			keys = append(keys, b.Spec.Targets[i].Name)
+		}
+	}
 	var record plan.StartRecord
-	lead, ok, err := r.publishRecord(ctx, p, s, t, t.spec.Name, "the start", func(now time.Time, lead time.Duration) string {
+	_, ok, err := r.publishRecord(ctx, p, s, t, keys, "the start", func(now time.Time, lead time.Duration) string {
 		record = plan.StartRecord{Generation: b.Generation, Start: now.Add(lead), PublishedAt: now}
 		return record.Encode()
 	})
@@ -49,29 +66,53 @@ func (r *StorageBenchmarkReconciler) publishStart(ctx context.Context, p *pass, 
 	case !ok:
 		return targetStep{wait: shortRequeue}, nil
 	}
-	now := record.PublishedAt
+	return noteStart(p, t, record), nil
+}
+
+// noteStart records a published start in the target's status, with an
+// event: when its clients were all ready and the lead they were given.
+func noteStart(p *pass, t *targetRun, record plan.StartRecord) targetStep {
+	b := p.bench
 	// A status without the provisioning start (written by hand, or by an
 	// older controller) has no readiness time to give, and must not panic.
 	after := ""
 	if t.status.ProvisioningStartTime != nil {
-		ready := p.sinceProvisioningStart(t, now).Milliseconds()
+		ready := p.sinceProvisioningStart(t, record.PublishedAt).Milliseconds()
 		t.status.ClientsReadyMilliseconds = &ready
 		after = fmt.Sprintf(" after %d ms", ready)
 	}
+	lead := record.Start.Sub(record.PublishedAt)
 	t.status.StartLeadMilliseconds = ptr.To(lead.Milliseconds())
 	setMeasuring(t.status, record.Start)
 	p.normal(sbv1.EventMeasurementScheduled, sbv1.ActionStart, fmt.Sprintf("target %s: all %d clients ready%s; measurement starts at %s and takes %s",
 		t.spec.Name, b.Spec.Clients.Count, after, record.Start.UTC().Format("15:04:05.000"), t.plan.Duration()))
-	return targetStep{wait: lead + min(t.plan.Duration(), progressInterval)}, nil
+	return targetStep{wait: lead + min(t.plan.Duration(), progressInterval)}
 }
 
-// publishRecord writes a record (what, in errors) for a target's clients under key of the
-// start ConfigMap, with a lead ahead of now that follows the API server's
+// linkedTargetsNotReady names the targets whose clients are not all ready.
+func linkedTargetsNotReady(b *sbv1.StorageBenchmark, s *snapshot) []string {
+	var waiting []string
+	for i := range b.Spec.Targets {
+		pods, ready := s.targetPods(b, &b.Spec.Targets[i]), 0
+		for _, pod := range pods {
+			if podReady(pod) {
+				ready++
+			}
+		}
+		if n := int(b.Spec.Clients.Count); ready != n || len(pods) != n {
+			waiting = append(waiting, fmt.Sprintf("target %s (%d of %d ready)", b.Spec.Targets[i].Name, ready, n))
+		}
+	}
+	return waiting
+}
+
+// publishRecord writes a record (what, in errors) for a target's clients under keys of the
+// start ConfigMap (one update), with a lead ahead of now that follows the API server's
 // latency (render makes the value from the time and the lead). The update
 // carries the ConfigMap's resourceVersion: if anything published meanwhile,
 // it fails (ok false) and the next pass reads what was published, so that
 // clients never see two different records.
-func (r *StorageBenchmarkReconciler) publishRecord(ctx context.Context, p *pass, s *snapshot, t *targetRun, key, what string, render func(now time.Time, lead time.Duration) string) (time.Duration, bool, error) {
+func (r *StorageBenchmarkReconciler) publishRecord(ctx context.Context, p *pass, s *snapshot, t *targetRun, keys []string, what string, render func(now time.Time, lead time.Duration) string) (time.Duration, bool, error) {
 	cm := s.configMaps[startConfigMapName(p.bench)]
 	if cm == nil {
 		return 0, false, nil
@@ -92,7 +133,10 @@ func (r *StorageBenchmarkReconciler) publishRecord(ctx context.Context, p *pass,
 	if updated.Data == nil {
 		updated.Data = map[string]string{}
 	}
-	updated.Data[key] = render(now, lead)
+	value := render(now, lead)
+	for _, key := range keys {
+		updated.Data[key] = value
+	}
 	if err := r.Update(ctx, updated); err != nil {
 		if apierrors.IsConflict(err) {
 			return 0, false, nil

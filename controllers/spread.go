@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/go-logr/logr"
@@ -36,22 +37,37 @@ func spreadConstraints(b *sbv1.StorageBenchmark, t *sbv1.Target) []corev1.Topolo
 	}}
 }
 
-// clientAffinity is the user's affinity and, for spread Required, a rule
-// that no two clients of the target share a node ("every client on its own
-// node", as the API says).
-func clientAffinity(b *sbv1.StorageBenchmark, t *sbv1.Target) *corev1.Affinity {
-	if b.Spec.Clients.Spread != sbv1.SpreadRequired {
+// clientAffinity is the user's affinity; for spread Required, a rule that
+// no two clients of the target share a node ("every client on its own
+// node", as the API says); and with colocateTargets, for the clients of
+// every target but the first, a rule that client i runs on the node of
+// the first target's client i (client -1: a Job of several clients, which
+// colocateTargets never makes).
+func clientAffinity(b *sbv1.StorageBenchmark, t *sbv1.Target, client int32) *corev1.Affinity {
+	colocate := b.Spec.Clients.ColocateTargets && client >= 0 && len(b.Spec.Targets) > 0 && t.Name != b.Spec.Targets[0].Name
+	if b.Spec.Clients.Spread != sbv1.SpreadRequired && !colocate {
 		return b.Spec.Clients.Affinity
 	}
 	a := b.Spec.Clients.Affinity.DeepCopy()
 	if a == nil {
 		a = &corev1.Affinity{}
 	}
-	if a.PodAntiAffinity == nil {
-		a.PodAntiAffinity = &corev1.PodAntiAffinity{}
+	if b.Spec.Clients.Spread == sbv1.SpreadRequired {
+		if a.PodAntiAffinity == nil {
+			a.PodAntiAffinity = &corev1.PodAntiAffinity{}
+		}
+		a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution = append(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution,
+			corev1.PodAffinityTerm{LabelSelector: targetClientsSelector(b, t), TopologyKey: corev1.LabelHostname})
 	}
-	a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution = append(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution,
-		corev1.PodAffinityTerm{LabelSelector: targetClientsSelector(b, t), TopologyKey: corev1.LabelHostname})
+	if colocate {
+		if a.PodAffinity == nil {
+			a.PodAffinity = &corev1.PodAffinity{}
+		}
+		first := targetClientsSelector(b, &b.Spec.Targets[0])
+		first.MatchLabels[labelClient] = strconv.Itoa(int(client))
+		a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution = append(a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution,
+			corev1.PodAffinityTerm{LabelSelector: first, TopologyKey: corev1.LabelHostname})
+	}
 	return a
 }
 

@@ -16,7 +16,7 @@ func TestClientPlacementBySpread(t *testing.T) {
 	b.Spec.Clients.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{userTerm}}}
 
 	b.Spec.Clients.Spread = sbv1.SpreadRequired
-	a := clientAffinity(b, tgt)
+	a := clientAffinity(b, tgt, 0)
 	terms := a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution
 	if len(terms) != 2 || terms[0].TopologyKey != "zone" || terms[1].TopologyKey != corev1.LabelHostname ||
 		terms[1].LabelSelector.MatchLabels[labelTarget] != tgt.Name {
@@ -30,7 +30,7 @@ func TestClientPlacementBySpread(t *testing.T) {
 	}
 
 	b.Spec.Clients.Spread = sbv1.SpreadPreferred
-	if a := clientAffinity(b, tgt); a != b.Spec.Clients.Affinity {
+	if a := clientAffinity(b, tgt, 0); a != b.Spec.Clients.Affinity {
 		t.Fatal("Preferred: the user's affinity is not used as it is")
 	}
 	if c := spreadConstraints(b, tgt); len(c) != 1 || c[0].WhenUnsatisfiable != corev1.ScheduleAnyway || c[0].MaxSkew != 1 {
@@ -88,5 +88,38 @@ func TestSpreadShortfall(t *testing.T) {
 	pod.Spec.NodeSelector = map[string]string{"pool": "none"}
 	if why := spreadShortfall("t1", 1, pod, nodes, nil); !strings.Contains(why, "0 node(s) can take them (): check clients.nodeSelector and tolerations, or set clients.spread Preferred") {
 		t.Errorf("no node fits: %q", why)
+	}
+}
+
+// colocateTargets: client i of every target after the first must run on
+// the node of the first target's client i; a shared volume's clients get
+// a Job each, so that every pod carries its client's label.
+func TestColocatedTargetsPlaceClientIWithTheFirstTargetsClientI(t *testing.T) {
+	b := goldenBenchmark()
+	b.Spec.TargetExecution = sbv1.TargetsParallel
+	b.Spec.Clients.ColocateTargets = true
+	ssd, nfs := &b.Spec.Targets[0], &b.Spec.Targets[1]
+	if a := clientAffinity(b, ssd, 1); a.PodAffinity != nil {
+		t.Fatalf("the first target's clients follow no one: %+v", a.PodAffinity)
+	}
+	a := clientAffinity(b, nfs, 1)
+	terms := a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution
+	if len(terms) != 1 || terms[0].TopologyKey != corev1.LabelHostname ||
+		terms[0].LabelSelector.MatchLabels[labelTarget] != "ssd" || terms[0].LabelSelector.MatchLabels[labelClient] != "1" {
+		t.Fatalf("nfs client 1: pod affinity %+v, want the node of ssd's client 1", terms)
+	}
+	if anti := a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution; len(anti) != 1 || anti[0].LabelSelector.MatchLabels[labelTarget] != "nfs" {
+		t.Fatalf("spread Required still keeps nfs's own clients apart: %+v", anti)
+	}
+	if b.Spec.Clients.Affinity != nil {
+		t.Fatal("colocateTargets changed the spec's affinity")
+	}
+	jobs := clientJobs(b, nfs) // ReadWriteMany: one shared claim
+	if len(jobs) != 2 || jobs[0].client() != 0 || jobs[1].client() != 1 || jobs[0].claim != jobs[1].claim {
+		t.Fatalf("shared nfs, colocated: jobs %+v, want one per client on the one claim", jobs)
+	}
+	b.Spec.Clients.ColocateTargets = false
+	if jobs := clientJobs(b, nfs); len(jobs) != 1 || jobs[0].client() != -1 {
+		t.Fatalf("shared nfs: jobs %+v, want one Job of both clients", jobs)
 	}
 }

@@ -23,6 +23,15 @@ type Clients struct {
 	// +kubebuilder:default=Preferred
 	Spread SpreadPolicy `json:"spread,omitempty"`
 
+	// colocateTargets places client i of every target on the node of
+	// client i of the first target (a required pod affinity), so that
+	// groups joined across targets by concurrentWith load one node's
+	// volumes together: seed 001's reader of one disk and writer of
+	// another, which measure the VM's limit. Needs targetExecution
+	// Parallel.
+	// +optional
+	ColocateTargets bool `json:"colocateTargets,omitempty"`
+
 	// nodeSelector restricts the nodes clients run on.
 	// +optional
 	// +kubebuilder:validation:MaxProperties=16

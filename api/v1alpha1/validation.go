@@ -252,10 +252,13 @@ func (s *StorageBenchmarkSpec) validateGroupTargets() field.ErrorList {
 		if w.ConcurrentWith == "" || partner == nil {
 			continue
 		}
+		if s.TargetExecution == TargetsParallel {
+			continue // linked targets share one timetable (LinksTargets)
+		}
 		for _, t := range s.Targets {
 			if w.RunsOn(t.Name) != partner.RunsOn(t.Name) {
 				errs = append(errs, field.Invalid(field.NewPath("spec", "workloads").Index(i).Child("targets"), w.Targets,
-					fmt.Sprintf("runs cell by cell with %q, so both must run on the same targets (target %q runs only one of them)", w.ConcurrentWith, t.Name)))
+					fmt.Sprintf("runs cell by cell with %q, so both must run on the same targets (target %q runs only one of them), unless targetExecution is Parallel, which runs targets side by side", w.ConcurrentWith, t.Name)))
 				break
 			}
 		}

@@ -185,3 +185,21 @@ func TestAThresholdSelectsTheRangeCellsThatStepThroughItsBlockSize(t *testing.T)
 		}
 	}
 }
+
+// With targetExecution Parallel, concurrentWith may join groups on
+// different targets (seed 001's reader of one volume and writer of
+// another): they share one timetable.
+func TestParallelTargetsMayJoinGroupsAcrossTargets(t *testing.T) {
+	s := validSpec()
+	s.Targets = []Target{{Name: "ssd"}, {Name: "nfs"}}
+	s.TargetExecution = TargetsParallel
+	s.Workloads[0].Targets = []string{"ssd"}
+	s.Workloads = append(s.Workloads, WorkloadGroup{Name: "writer", BlockSizes: quantities("8Ki"), ReadPercents: []int32{0}, ConcurrentWith: "w", Targets: []string{"nfs"}})
+	if errs := s.Validate(); len(errs) != 0 {
+		t.Fatalf("unexpected errors: %v", errs)
+	}
+	if !s.LinksTargets() {
+		t.Fatal("the targets are not linked")
+	}
+}
+

@@ -167,7 +167,14 @@ type WorkloadGroup struct {
 	// concurrentWith names another workload whose cells run at the same
 	// time as this one's, cell by cell (e.g. a reader and a rate-limited
 	// writer, seed 001's combined run). Both must have the same number of
-	// cells; results stay per workload.
+	// cells; results stay per workload. Both run on the same targets,
+	// unless targetExecution is Parallel: then the two may run on
+	// different targets (seed 001's reader of the cached volume and
+	// writer of the uncached one), and the targets are linked: they share
+	// one timetable and one start (each runs its own groups' cells at
+	// their times in it, idle in the others' slots), so that joined cells
+	// start at the same instant. clients.colocateTargets puts them on one
+	// node.
 	// +optional
 	// +kubebuilder:validation:MaxLength=24
 	ConcurrentWith string `json:"concurrentWith,omitempty"`

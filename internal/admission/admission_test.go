@@ -209,6 +209,9 @@ func TestAdmissionRejectsInvalidSpecsNamingTheFieldAndCause(t *testing.T) {
 		{"threshold matching a read mix the workload does not run", func(t *testing.T, o map[string]any) {
 			set(t, o, "spec.thresholds[0].match", map[string]any{"readPercent": 50})
 		}, "spec.thresholds", "every thresholds[].match must select at least one cell of its workload"},
+		{"colocated clients of targets run one after another", func(t *testing.T, o map[string]any) {
+			set(t, o, "spec.clients.colocateTargets", true)
+		}, "spec.clients.colocateTargets", "clients.colocateTargets needs targetExecution Parallel"},
 		{"threshold matching a block size outside the workload's range", func(t *testing.T, o map[string]any) {
 			set(t, o, "spec.workloads[0].blockSizes", nil)
 			set(t, o, "spec.workloads[0].blockSizeRange", map[string]any{"min": "4Ki", "max": "64Ki"})

@@ -77,9 +77,12 @@ func Run(ctx context.Context, b *sbv1.StorageBenchmark, opts Options) (*results.
 
 	measured := map[string]*results.TargetResult{}
 	var mu sync.Mutex
+	ctx, matrixStart, cancelLinked := linkTargets(ctx, b, plans)
+	defer cancelLinked()
 	runOne := func(t *sbv1.Target) error {
-		tr, err := runTarget(ctx, b, t, plans[t.Name], progress, opts.Log)
+		tr, err := runTarget(ctx, b, t, plans[t.Name], matrixStart, progress, opts.Log)
 		if err != nil {
+			cancelLinked() // linked targets' clients would wait for it
 			return fmt.Errorf("target %s: %w", t.Name, err)
 		}
 		mu.Lock()
@@ -112,6 +115,25 @@ func Run(ctx context.Context, b *sbv1.StorageBenchmark, opts Options) (*results.
 	return rr, nil
 }
 
+// linkTargets gives targets that the benchmark links (LinksTargets) one
+// start for their matrices, as the controller publishes one: a barrier
+// for the clients of every target with matrix cells, and a context that a
+// failing target cancels, so that the others' clients stop waiting for
+// it. Unlinked: no barrier (each round has its own) and ctx as it is.
+func linkTargets(ctx context.Context, b *sbv1.StorageBenchmark, plans map[string]*plan.Plan) (context.Context, *clientrun.Barrier, context.CancelFunc) {
+	if !b.Spec.LinksTargets() {
+		return ctx, nil, func() {}
+	}
+	clients := 0
+	for _, p := range plans {
+		if len(p.Slots) > 0 {
+			clients += int(p.Clients)
+		}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	return ctx, clientrun.NewBarrier(clients, startLead), cancel
+}
+
 func runParallel(b *sbv1.StorageBenchmark, runOne func(*sbv1.Target) error) error {
 	errs := make([]error, len(b.Spec.Targets))
 	var wg sync.WaitGroup
@@ -129,7 +151,7 @@ func runParallel(b *sbv1.StorageBenchmark, runOne func(*sbv1.Target) error) erro
 // runTarget runs a target's matrix and then its searches, round by round,
 // and merges the clients' reports of each round, as the controller does
 // with client pods.
-func runTarget(ctx context.Context, b *sbv1.StorageBenchmark, t *sbv1.Target, p *plan.Plan, progress *progress, log io.Writer) (*results.TargetResult, error) {
+func runTarget(ctx context.Context, b *sbv1.StorageBenchmark, t *sbv1.Target, p *plan.Plan, matrixStart *clientrun.Barrier, progress *progress, log io.Writer) (*results.TargetResult, error) {
 	began := time.Now()
 	progress.targetStarted(t.Name)
 	hostname, _ := os.Hostname()
@@ -139,7 +161,7 @@ func runTarget(ctx context.Context, b *sbv1.StorageBenchmark, t *sbv1.Target, p 
 		// is the first, and its clients end with it.
 		matrix := *p
 		matrix.Searches = nil
-		merged, err := runRound(ctx, t.Name, &matrix, hostname, progress, log)
+		merged, err := runRound(ctx, t.Name, &matrix, matrixStart, hostname, progress, log)
 		if err != nil {
 			return nil, err
 		}
@@ -153,7 +175,7 @@ func runTarget(ctx context.Context, b *sbv1.StorageBenchmark, t *sbv1.Target, p 
 		}
 		round := p.Round(steps, first)
 		progress.nextRound(t.Name, round)
-		merged, err := runRound(ctx, t.Name, round, hostname, progress, log)
+		merged, err := runRound(ctx, t.Name, round, nil, hostname, progress, log)
 		if err != nil {
 			return nil, err
 		}
@@ -182,11 +204,14 @@ func runTarget(ctx context.Context, b *sbv1.StorageBenchmark, t *sbv1.Target, p 
 }
 
 // runRound runs one plan on all clients of a target in this process, with
-// a shared start, and merges their reports.
-func runRound(ctx context.Context, target string, p *plan.Plan, hostname string, progress *progress, log io.Writer) (*results.TargetResult, error) {
+// a shared start (barrier; nil: one of the round's own), and merges their
+// reports.
+func runRound(ctx context.Context, target string, p *plan.Plan, barrier *clientrun.Barrier, hostname string, progress *progress, log io.Writer) (*results.TargetResult, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	barrier := clientrun.NewBarrier(int(p.Clients), startLead)
+	if barrier == nil {
+		barrier = clientrun.NewBarrier(int(p.Clients), startLead)
+	}
 	reports := make([]*results.ClientReport, p.Clients)
 	var wg sync.WaitGroup
 	for i := int32(0); i < p.Clients; i++ {

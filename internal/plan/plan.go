@@ -150,7 +150,33 @@ func (p *Plan) CellRunsDoneAt(elapsed time.Duration) int {
 // share a slot, every repetition runs the whole matrix once (so drift over
 // time spreads over all cells rather than hitting one), and slots follow
 // each other with SlotGap between them.
+//
+// Targets that LinksTargets joins share one timetable, the whole
+// benchmark's: each keeps the cells of its own groups at their offsets in
+// it (a slot with none of them is left out), so that slot k starts at the
+// same instant on every target.
 func Slots(spec *sbv1.StorageBenchmarkSpec, target string) []Slot {
+	if target == "" || !spec.LinksTargets() {
+		return timetable(spec, target)
+	}
+	var slots []Slot
+	for _, s := range timetable(spec, "") {
+		var cells []sbv1.Cell
+		for _, c := range s.Cells {
+			if w := spec.Workload(c.Workload); w != nil && w.RunsOn(target) {
+				cells = append(cells, c)
+			}
+		}
+		if len(cells) > 0 {
+			s.Cells = cells
+			slots = append(slots, s)
+		}
+	}
+	return slots
+}
+
+// timetable lays out the cells of the groups that run on target ("": all).
+func timetable(spec *sbv1.StorageBenchmarkSpec, target string) []Slot {
 	cellsOf := map[string][]sbv1.Cell{}
 	for i := range spec.Workloads {
 		w := &spec.Workloads[i]

@@ -24,14 +24,7 @@ func spec() *sbv1.StorageBenchmarkSpec {
 
 func TestSlotsShareConcurrentCellsAndRepeatTheWholeMatrix(t *testing.T) {
 	slots := Slots(spec(), "")
-	var got []string
-	for _, s := range slots {
-		var names []string
-		for _, c := range s.Cells {
-			names = append(names, c.Name)
-		}
-		got = append(got, strings.Join(names, "+")+"@"+time.Duration(s.OffsetMilliseconds*int64(time.Millisecond)).String())
-	}
+	got := slotNames(slots)
 	// reader slots last 17 s (the writer's 5 + 12), the seq slot 20 s, each
 	// followed by the 2 s gap; repetition 2 starts after the first pass.
 	want := []string{
@@ -47,6 +40,48 @@ func TestSlotsShareConcurrentCellsAndRepeatTheWholeMatrix(t *testing.T) {
 	}
 	if slots[3].Repetition != 2 || slots[2].Repetition != 1 {
 		t.Fatalf("repetition numbers wrong")
+	}
+}
+
+// slotNames lists a timetable as "cell+cell@offset" lines.
+func slotNames(slots []Slot) []string {
+	var got []string
+	for _, s := range slots {
+		var names []string
+		for _, c := range s.Cells {
+			names = append(names, c.Name)
+		}
+		got = append(got, strings.Join(names, "+")+"@"+time.Duration(s.OffsetMilliseconds*int64(time.Millisecond)).String())
+	}
+	return got
+}
+
+// Seed 001's combined run: the reader on one target, the writer joined to
+// it on another, side by side (Parallel). Both targets keep the whole
+// benchmark's offsets, so the joined cells start at the same instant, and
+// each runs only its own groups' cells.
+func TestLinkedTargetsShareOneTimetable(t *testing.T) {
+	s := spec()
+	s.Repetitions = 1
+	s.TargetExecution = sbv1.TargetsParallel
+	s.Targets = []sbv1.Target{{Name: "cached"}, {Name: "nocache"}}
+	s.Workloads[0].Targets = []string{"cached"}  // reader
+	s.Workloads[1].Targets = []string{"nocache"} // seq
+	s.Workloads[2].Targets = []string{"nocache"} // writer, concurrentWith reader
+	if !s.LinksTargets() {
+		t.Fatal("a writer joined to a reader on another target links the targets")
+	}
+	for target, want := range map[string][]string{
+		"cached":  {"reader-bs4k-r100-qd32-j1@0s", "reader-bs4k-r50-qd32-j1@19s"},
+		"nocache": {"writer-bs4k-r0-qd32-j1@0s", "writer-bs4k-r10-qd32-j1@19s", "seq-bs1m-r100-qd32-j1@38s"},
+	} {
+		if got := slotNames(Slots(s, target)); strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("%s: timetable %v, want %v", target, got, want)
+		}
+	}
+	s.TargetExecution = sbv1.TargetsSequential
+	if s.LinksTargets() {
+		t.Fatal("targets run one after another are never linked")
 	}
 }
 
