@@ -202,4 +202,3 @@ func TestParallelTargetsMayJoinGroupsAcrossTargets(t *testing.T) {
 		t.Fatal("the targets are not linked")
 	}
 }
-
