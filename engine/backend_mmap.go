@@ -16,13 +16,8 @@ import (
 // fsync is msync(MS_SYNC) of the mapping. One IO at a time, in wait, as
 // fio's synchronous engines.
 type mmapBackend struct {
-	maps    [][]byte
-	pending bool
-	op      uint8
-	file    int
-	buf     []byte
-	off     int64
-	slot    int
+	syncQueue
+	maps [][]byte
 }
 
 // newMmapBackend maps each file from its start to its end (the file's
@@ -66,30 +61,8 @@ func fdSize(fd int) (int64, error) {
 	return st.Size, nil
 }
 
-func (b *mmapBackend) prep(op uint8, file int, buf []byte, off int64, slot int) {
-	b.pending, b.op, b.file, b.buf, b.off, b.slot = true, op, file, buf, off, slot
-}
-func (b *mmapBackend) prepRead(file int, buf []byte, off int64, slot int) {
-	b.prep(opRead, file, buf, off, slot)
-}
-func (b *mmapBackend) prepWrite(file int, buf []byte, off int64, slot int) {
-	b.prep(opWrite, file, buf, off, slot)
-}
-func (b *mmapBackend) prepSync(file int, datasync bool, slot int) {
-	b.prep(opFsync, file, nil, 0, slot)
-}
-func (b *mmapBackend) submit() error { return nil }
-
 func (b *mmapBackend) wait(minComplete int, timeout time.Duration, out []completion) ([]completion, error) {
-	if !b.pending {
-		if minComplete > 0 && timeout > 0 {
-			ts := unix.NsecToTimespec(int64(timeout))
-			_ = unix.Nanosleep(&ts, nil)
-		}
-		return out, nil
-	}
-	b.pending = false
-	return append(out, completion{slot: int32(b.slot), res: b.do()}), nil
+	return b.waitWith(minComplete, timeout, out, func() (int32, error) { return b.do(), nil })
 }
 
 // do runs the pending IO: bytes moved, or -errno (EIO for a fault, as a
@@ -102,7 +75,7 @@ func (b *mmapBackend) do() (res int32) {
 	}()
 	m := b.maps[b.file]
 	switch {
-	case b.op == opFsync:
+	case b.op == opFsync || b.op == opFdatasync:
 		if err := unix.Msync(m, unix.MS_SYNC); err != nil {
 			return -int32(err.(unix.Errno))
 		}

@@ -9,10 +9,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// psyncBackend runs one IO at a time with pread/pwrite, as fio's psync
-// engine does: the IO happens inside wait.
-type psyncBackend struct {
-	fds     []int
+// syncQueue is the one IO a synchronous backend (psync, mmap) holds: it is
+// prepared, then done inside wait, as fio's synchronous engines do.
+type syncQueue struct {
 	pending bool
 	op      uint8
 	file    int
@@ -21,32 +20,54 @@ type psyncBackend struct {
 	slot    int
 }
 
-func (b *psyncBackend) prep(op uint8, file int, buf []byte, off int64, slot int) {
-	b.pending, b.op, b.file, b.buf, b.off, b.slot = true, op, file, buf, off, slot
+func (q *syncQueue) prep(op uint8, file int, buf []byte, off int64, slot int) {
+	q.pending, q.op, q.file, q.buf, q.off, q.slot = true, op, file, buf, off, slot
 }
-func (b *psyncBackend) prepRead(file int, buf []byte, off int64, slot int) {
-	b.prep(opRead, file, buf, off, slot)
+func (q *syncQueue) prepRead(file int, buf []byte, off int64, slot int) {
+	q.prep(opRead, file, buf, off, slot)
 }
-func (b *psyncBackend) prepWrite(file int, buf []byte, off int64, slot int) {
-	b.prep(opWrite, file, buf, off, slot)
+func (q *syncQueue) prepWrite(file int, buf []byte, off int64, slot int) {
+	q.prep(opWrite, file, buf, off, slot)
 }
-func (b *psyncBackend) prepSync(file int, datasync bool, slot int) {
+func (q *syncQueue) prepSync(file int, datasync bool, slot int) {
 	op := opFsync
 	if datasync {
 		op = opFdatasync
 	}
-	b.prep(op, file, nil, 0, slot)
+	q.prep(op, file, nil, 0, slot)
 }
-func (b *psyncBackend) submit() error { return nil }
-func (b *psyncBackend) wait(minComplete int, timeout time.Duration, out []completion) ([]completion, error) {
-	if !b.pending {
+func (q *syncQueue) submit() error { return nil }
+
+// waitWith does the pending IO with do (its result: bytes, or -errno), or
+// with none pending sleeps for the timeout (a paced worker's wait).
+func (q *syncQueue) waitWith(minComplete int, timeout time.Duration, out []completion, do func() (int32, error)) ([]completion, error) {
+	if !q.pending {
 		if minComplete > 0 && timeout > 0 {
 			ts := unix.NsecToTimespec(int64(timeout))
 			_ = unix.Nanosleep(&ts, nil) // EINTR just wakes us early
 		}
 		return out, nil
 	}
-	b.pending = false
+	q.pending = false
+	res, err := do()
+	if err != nil {
+		return out, err
+	}
+	return append(out, completion{slot: int32(q.slot), res: res}), nil
+}
+
+// psyncBackend runs one IO at a time with pread/pwrite, as fio's psync
+// engine does: the IO happens inside wait.
+type psyncBackend struct {
+	syncQueue
+	fds []int
+}
+
+func (b *psyncBackend) wait(minComplete int, timeout time.Duration, out []completion) ([]completion, error) {
+	return b.waitWith(minComplete, timeout, out, b.do)
+}
+
+func (b *psyncBackend) do() (int32, error) {
 	var n int
 	var err error
 	fd := b.fds[b.file]
@@ -65,13 +86,11 @@ func (b *psyncBackend) wait(minComplete int, timeout time.Duration, out []comple
 			break
 		}
 	}
-	res := int32(n)
 	var errno unix.Errno
 	if errors.As(err, &errno) {
-		res = -int32(errno)
-	} else if err != nil {
-		return out, err
+		return -int32(errno), nil
 	}
-	return append(out, completion{slot: int32(b.slot), res: res}), nil
+	return int32(n), err
 }
+
 func (b *psyncBackend) close() {}
