@@ -135,16 +135,14 @@ func init() {
 			}
 			return fmt.Errorf("unknown call %s (stat, lstat, statx)", excerpt(v))
 		}},
-		{name: "file_service_type", help: "roundrobin (default) | random: how a job with several files picks the next (the file engines visit each once per pass, in random order with random)", apply: func(j *JobSpec, v string) error {
-			switch v {
-			case "roundrobin":
-				j.RandomFileOrder = false
-				return nil
-			case "random":
-				j.RandomFileOrder = true
-				return nil
+		{name: "file_service_type", help: "how a job with several files picks the next: roundrobin (default), random, sequential (each file done before the next); :N switches after N IOs (roundrobin:4, random:8). The file engines visit each file once per pass, in random order with random", apply: func(j *JobSpec, v string) error {
+			kind, every, err := parseFileService(v)
+			if err != nil {
+				return err
 			}
-			return fmt.Errorf("%s is not supported (roundrobin, random; fio's sequential, zipf, pareto, normal and gauss are not)", excerpt(v))
+			j.FileService, j.FileServiceEvery = kind, every
+			j.RandomFileOrder = kind == FileServiceRandom
+			return nil
 		}},
 		{name: "openfiles", help: "files a clone keeps open at once: the file engines keep none open between operations, IO jobs all of theirs (less is refused)", apply: numberOpt(countKind(1), func(j *JobSpec, v int64) { j.OpenFiles = int(min(v, 1<<30)) })},
 		{name: "sb_files_per_dir", help: "spread generated files over subdirectories of this many each (storagebench option; 0: all in directory)", apply: numberOpt(countKind(0), func(j *JobSpec, v int64) { j.FilesPerDir = int(min(v, 1<<30)) })},

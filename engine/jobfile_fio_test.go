@@ -133,6 +133,7 @@ func TestJobFilesMeanWhatTheyMeanToFio(t *testing.T) {
 		{files: []string{"directions.fio"}},
 		{files: []string{"content.fio"}},
 		{files: []string{"mmap.fio"}},
+		{files: []string{"fileservice.fio"}},
 		// The first file inherits the command line's globals (bs=8k) and
 		// runs beside its job; the second starts from the defaults, after.
 		{files: []string{"second-file.fio", "include.fio"},

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -80,5 +81,48 @@ func TestReadsAndWritesTakeTheirOwnBlockSize(t *testing.T) {
 	_, _, err := ParseArgs([]string{"--name=d", "--size=1m", "--bs=4k,8k,16k,32k"})
 	if err == nil || !strings.Contains(err.Error(), "has 4 sizes: want READ[,WRITE[,TRIM]]") {
 		t.Fatalf("four sizes: %v", err)
+	}
+}
+
+// stampTimes are the times stamped into the first bytes of every 4 KiB
+// block of a file the engine wrote (scramble: offset, then time).
+func stampTimes(t *testing.T, path string) []uint64 {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []uint64
+	for off := 0; off+4096 <= len(data); off += 4096 {
+		out = append(out, binary.LittleEndian.Uint64(data[off+8:]))
+	}
+	return out
+}
+
+func TestFileServiceTypesChooseFilesAsFiosDo(t *testing.T) {
+	// sequential: every block of the first file before any of the second.
+	dir := t.TempDir()
+	mustRun(t, "--name=f", "--directory="+dir, "--nrfiles=2", "--size=64k", "--bs=4k", "--rw=write", "--file_service_type=sequential", "--ioengine=psync")
+	first, second := stampTimes(t, filepath.Join(dir, "f.0.0")), stampTimes(t, filepath.Join(dir, "f.0.1"))
+	if len(first) != 8 || len(second) != 8 || slices.Max(first) >= slices.Min(second) {
+		t.Fatalf("sequential: the files' write times overlap (%v then %v)", first, second)
+	}
+	// roundrobin:4: 4 sequential writes in one file, then 4 in the next.
+	dir = t.TempDir()
+	mustRun(t, "--name=f", "--directory="+dir, "--nrfiles=2", "--size=64k", "--bs=4k", "--rw=write", "--file_service_type=roundrobin:4", "--ioengine=psync")
+	first, second = stampTimes(t, filepath.Join(dir, "f.0.0")), stampTimes(t, filepath.Join(dir, "f.0.1"))
+	if !(first[3] < second[0] && second[3] < first[4] && first[7] < second[4]) {
+		t.Fatalf("roundrobin:4: write times %v and %v, want runs of 4 in turn", first, second)
+	}
+	for v, want := range map[string]string{
+		"zipf:1.2":     "is not implemented",
+		"sequential:2": "sequential takes no :N",
+		"random:0":     "is not a count",
+		"other":        "is not a file service type",
+	} {
+		_, _, err := ParseArgs([]string{"--name=f", "--size=1m", "--file_service_type=" + v})
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v, want %q", v, err, want)
+		}
 	}
 }

@@ -198,6 +198,10 @@ type JobSpec struct {
 	// once per pass in a random order, as fio's skipping of done files
 	// makes its random choice.
 	RandomFileOrder bool
+	// FileService is file_service_type for IO jobs (file_service.go; ""
+	// is roundrobin), FileServiceEvery its :N (IOs per choice; 0 is 1).
+	FileService      string
+	FileServiceEvery int64
 	// FilesPerDir, when set, spreads generated files over subdirectories
 	// of the job's directory holding that many each (storagebench's
 	// sb_files_per_dir; fio has no directory fan-out).

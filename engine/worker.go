@@ -58,7 +58,10 @@ type worker struct {
 	files    []fileSpec
 	fds      []int
 	seqPos   [2][]int64 // next sequential offset per direction and file
-	nextFile int
+	// curFile is the file the last IO went to; fileIOs and fileBytes
+	// count what went to it since it was chosen (file_service_type).
+	curFile            int
+	fileIOs, fileBytes int64
 
 	kind     string
 	features string
@@ -488,13 +491,7 @@ func (w *worker) prepOne(now int64, pace pacer, measuring bool) bool {
 	if measuring && w.limitReached() {
 		return false
 	}
-	fi := w.nextFile
-	if w.nextFile++; w.nextFile == len(w.files) {
-		w.nextFile = 0
-	}
-	if j.RandomFileOrder && len(w.files) > 1 {
-		fi = int(w.rng.below(uint64(len(w.files))))
-	}
+	fi := w.pickFile()
 	if op, due := w.syncDue(); due {
 		s, si := w.takeSlot(pace, fi)
 		w.countIssued(op)
@@ -563,6 +560,7 @@ func (w *worker) prepOne(now int64, pace pacer, measuring bool) bool {
 	s, si := w.takeSlot(pace, fi)
 	w.issuedBytes += size
 	w.issuedIOs++
+	w.fileBytes += size
 	buf := s.buf[:size]
 	if j.Verify.Only {
 		op = opRead // verify_only checks what the write would have written
@@ -586,6 +584,38 @@ func (w *worker) prepOne(now int64, pace pacer, measuring bool) bool {
 	w.countIssued(op)
 	s.op, s.size, s.off = op, int32(size), off
 	return true
+}
+
+// pickFile chooses the file of the next IO by file_service_type: each
+// choice holds for FileServiceEvery IOs (roundrobin moves to the next file,
+// random draws one), and sequential holds until the file's region's bytes
+// are done.
+func (w *worker) pickFile() int {
+	n := len(w.files)
+	if n <= 1 {
+		return 0
+	}
+	j := w.job
+	switch {
+	case w.issuedIOs == 0 && w.fileIOs == 0:
+		// The first IO: roundrobin and sequential start at file 0.
+		if j.FileService == FileServiceRandom {
+			w.curFile = int(w.rng.below(uint64(n)))
+		}
+	case j.FileService == FileServiceSequential:
+		if w.fileBytes >= w.files[w.curFile].length {
+			w.curFile, w.fileBytes = (w.curFile+1)%n, 0
+		}
+	case w.fileIOs >= max(j.FileServiceEvery, 1):
+		w.fileIOs = 0
+		if j.FileService == FileServiceRandom {
+			w.curFile = int(w.rng.below(uint64(n)))
+		} else {
+			w.curFile = (w.curFile + 1) % n
+		}
+	}
+	w.fileIOs++
+	return w.curFile
 }
 
 // randomOffsetDue reports whether a random pattern's next IO takes a new
