@@ -55,9 +55,9 @@ type worker struct {
 	// cpus the worker's thread runs on (see affinity.go); empty: anywhere.
 	cpus []int
 
-	files    []fileSpec
-	fds      []int
-	seqPos   [2][]int64 // next sequential offset per direction and file
+	files  []fileSpec
+	fds    []int
+	seqPos [2][]int64 // next sequential offset per direction and file
 	// curFile is the file the last IO went to; fileIOs and fileBytes
 	// count what went to it since it was chosen (file_service_type).
 	curFile            int
