@@ -280,6 +280,7 @@ func init() {
 			return fmt.Errorf("%s is not a policy (shared, split)", excerpt(v))
 		}},
 		{name: "thread", flag: true, help: "accepted: jobs always run as threads", apply: func(*JobSpec, string) error { return nil }},
+		{name: "threads", help: "fio's alias of thread; fio 3.33 reads it only with a value (threads=1)", apply: boolOpt(func(*JobSpec, bool) {})},
 		{name: "fill", help: "data set layout: ifmissing (default) | always | never (storagebench option)", apply: func(j *JobSpec, v string) error {
 			switch strings.ToLower(v) {
 			case FillIfMissing, FillAlways, FillNever:
