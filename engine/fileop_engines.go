@@ -99,8 +99,8 @@ func (j *JobSpec) validateFileOp() error {
 		return bad("sb_files_per_dir", "spreads generated names; it does not apply to filename=")
 	case !ok && j.OpenFiles > 0 && j.OpenFiles < j.fileCount():
 		return bad("openfiles", "%d is less than the job's %d files: IO jobs here keep all their files open", j.OpenFiles, j.fileCount())
-	case !ok && j.CreateOnOpen:
-		return bad("create_on_open", "only with the file engines here: IO jobs lay their files out before the clock starts")
+	case !ok && j.CreateOnOpen && j.Fill == FillAlways:
+		return bad("create_on_open", "not with --fill=always: create_on_open lays nothing out")
 	case !ok && j.CreateWrite:
 		return bad("sb_create_write", "only with ioengine=%s", EngineFileCreate)
 	case !ok:
@@ -146,7 +146,7 @@ func init() {
 		}},
 		{name: "openfiles", help: "files a clone keeps open at once: the file engines keep none open between operations, IO jobs all of theirs (less is refused)", apply: numberOpt(countKind(1), func(j *JobSpec, v int64) { j.OpenFiles = int(min(v, 1<<30)) })},
 		{name: "sb_files_per_dir", help: "spread generated files over subdirectories of this many each (storagebench option; 0: all in directory)", apply: numberOpt(countKind(0), func(j *JobSpec, v int64) { j.FilesPerDir = int(min(v, 1<<30)) })},
-		{name: "create_on_open", flag: true, help: "file engines: lay nothing out beforehand, the operation meets missing names as they are (IO jobs: refused)", apply: boolOpt(func(j *JobSpec, v bool) { j.CreateOnOpen = v })},
+		{name: "create_on_open", flag: true, help: "lay nothing out beforehand: IO jobs create missing files empty when they open them (a read past a file's end fails the job, as fio's); the file engines meet missing names as they are", apply: boolOpt(func(j *JobSpec, v bool) { j.CreateOnOpen = v })},
 		{name: "sb_create_write", flag: true, help: "filecreate also writes filesize bytes into each new file, timed with the create (storagebench option)", apply: boolOpt(func(j *JobSpec, v bool) { j.CreateWrite = v })},
 	} {
 		registerOption(o)

@@ -120,6 +120,9 @@ func prepare(ctx context.Context, jobs []JobSpec) ([]*target, error) {
 			}
 			continue
 		}
+		if j.CreateOnOpen {
+			continue // its workers create missing files, empty, as they open them
+		}
 		for c := 0; c < j.NumJobs; c++ {
 			if err := j.makeFanOutDirs(c); err != nil {
 				return nil, err
@@ -181,8 +184,8 @@ func prepare(ctx context.Context, jobs []JobSpec) ([]*target, error) {
 	// Alignment is checked after layout so that new files exist for statx.
 	for i := range jobs {
 		j := &jobs[i]
-		if !j.Direct || j.isFileOp() || j.diskless() {
-			continue // the file engines and null do no data IO to align
+		if !j.Direct || j.isFileOp() || j.diskless() || j.CreateOnOpen {
+			continue // the file engines and null do no data IO to align; create_on_open's files do not exist yet
 		}
 		for c := 0; c < j.NumJobs; c++ {
 			for _, p := range j.clonePaths(c) {

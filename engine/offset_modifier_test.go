@@ -3,12 +3,16 @@
 package engine
 
 import (
+	"context"
 	"encoding/binary"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // writtenBlocks are the offsets of the 4 KiB blocks of a file that hold
@@ -124,5 +128,22 @@ func TestFileServiceTypesChooseFilesAsFiosDo(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: got %v, want %q", v, err, want)
 		}
+	}
+}
+
+// create_on_open: a write job creates its file empty when it opens it (no
+// layout); a read job on such a file fails at its first read, as fio's
+// does (EIO), saying why.
+func TestCreateOnOpenLaysNothingOut(t *testing.T) {
+	dir := t.TempDir()
+	doc := mustRun(t, "--name=w", "--directory="+dir, "--size=64k", "--bs=4k", "--rw=randwrite", "--create_on_open")
+	st, err := os.Stat(filepath.Join(dir, "w.0.0"))
+	if err != nil || doc.Jobs[0].Write.TotalIOs != 16 || st.Mode().Perm() != 0o600 {
+		t.Fatalf("write job: %v, %d writes, mode %v; want the file created by the job (0600, as fio) and 16 writes", err, doc.Jobs[0].Write.TotalIOs, st.Mode())
+	}
+	jobs := mustJobs(t, "--name=r", "--directory="+dir, "--size=64k", "--bs=4k", "--rw=randread", "--create_on_open")
+	_, err = Run(context.Background(), jobs, RunOptions{OutputFormat: "json"})
+	if !errors.Is(err, unix.EIO) || !strings.Contains(err.Error(), "the file ends before it (create_on_open leaves new files empty)") {
+		t.Fatalf("read job on a file created empty: %v", err)
 	}
 }

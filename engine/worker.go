@@ -160,11 +160,15 @@ func (w *worker) setup() error {
 	if j.DSync {
 		flags |= unix.O_DSYNC
 	}
+	perm := uint32(0)
+	if j.CreateOnOpen {
+		flags, perm = flags|unix.O_CREAT, 0o600 // fio's mode for the files it creates
+	}
 	for _, f := range w.files {
 		if j.diskless() {
 			break // null opens nothing; its backend needs no file
 		}
-		fd, err := openFile(f.path, flags, 0)
+		fd, err := openFile(f.path, flags, perm)
 		if refusesDirect(flags, err) {
 			return fmt.Errorf("job %q: %w", j.Name, directUnsupported(f.path, err))
 		}
@@ -738,6 +742,15 @@ func (w *worker) complete(tc int64, measuring bool) {
 			w.fail(ioError(w.job, &w.files[s.file], s, unix.Errno(-c.res)))
 			continue
 		}
+		if c.res == 0 && s.size > 0 {
+			// Nothing moved: a read at or past the file's end (a file
+			// create_on_open made empty, or one shrunk under the job).
+			// fio fails the job with EIO ("full resid"); so does this.
+			err := ioError(w.job, &w.files[s.file], s, unix.EIO)
+			err.Why = "it moved no bytes: the file ends before it (create_on_open leaves new files empty)"
+			w.fail(err)
+			continue
+		}
 		if s.check != checkNone {
 			if err := w.checkRead(s, c.res); err != nil {
 				w.fail(err)
@@ -797,7 +810,7 @@ func (w *worker) fail(err error) {
 }
 
 // ioError names the file, operation and cause of a failed IO.
-func ioError(j *JobSpec, f *fileSpec, s *slot, errno unix.Errno) error {
+func ioError(j *JobSpec, f *fileSpec, s *slot, errno unix.Errno) *IOError {
 	op := map[uint8]string{opRead: "read", opWrite: "write", opFsync: "fsync", opFdatasync: "fdatasync"}[s.op]
 	return &IOError{Job: j.Name, Path: f.path, Op: op, Offset: s.off, Size: int64(s.size), Errno: errno}
 }
@@ -811,6 +824,8 @@ type IOError struct {
 	Offset, Size int64
 	// Errno is the kernel's error; fio's "error" field carries it too.
 	Errno unix.Errno
+	// Why explains an error the engine decided on (empty: the kernel's).
+	Why string
 }
 
 // Error names the job, the IO and the cause in one line.
@@ -818,7 +833,11 @@ func (e *IOError) Error() string {
 	if e.Op == "fsync" {
 		return fmt.Sprintf("job %q: fsync of %s failed: %v", e.Job, e.Path, e.Errno)
 	}
-	return fmt.Sprintf("job %q: %s of %d bytes at offset %d of %s failed: %v", e.Job, e.Op, e.Size, e.Offset, e.Path, e.Errno)
+	msg := fmt.Sprintf("job %q: %s of %d bytes at offset %d of %s failed: %v", e.Job, e.Op, e.Size, e.Offset, e.Path, e.Errno)
+	if e.Why != "" {
+		msg += " (" + e.Why + ")"
+	}
+	return msg
 }
 
 // Unwrap exposes the errno, so errors.Is(err, unix.ENOSPC) works.
