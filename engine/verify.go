@@ -62,6 +62,10 @@ type VerifySpec struct {
 	// benchmark's timed cells of any block size check the storage
 	// (dataset.verify in the API).
 	Everywhere bool
+	// Ledger, with Everywhere, remembers each interval's last write
+	// across the runs of the process, so that reads catch lost writes
+	// (verify_ledger.go); nil: headers and checksums only.
+	Ledger *VerifyLedger
 }
 
 // verifySums are the checksums by fio's names, each a constructor; the

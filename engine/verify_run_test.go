@@ -5,6 +5,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -192,5 +193,42 @@ func TestClonesSharingBlocksAreRefusedWithVerify(t *testing.T) {
 	_, _, err := ParseArgs([]string{"--name=v", "--filename=/tmp/x", "--size=1m", "--numjobs=2", "--verify=crc32c"})
 	if err == nil || !strings.Contains(err.Error(), "the 2 clones would write the same blocks of /tmp/x") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// dataset.verify's ledger: across runs of one process, a read knows which
+// write each interval last got, so a write the device dropped (the older
+// write still intact on disk) is caught by a later run's read.
+func TestALedgerCatchesALostWriteInALaterRun(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "data")
+	ledger := NewVerifyLedger(4096)
+	if err := ledger.Reserve(path, 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	run := func(rw string, extra ...string) error {
+		jobs := mustJobs(t, append([]string{"--name=" + rw, "--filename=" + path, "--size=1m", "--bs=8k", "--rw=" + rw, "--iodepth=4"}, extra...)...)
+		v := &jobs[0].Verify
+		v.Sum, v.Interval, v.Everywhere, v.Ledger = "crc32c", 4096, true, ledger
+		_, err := Run(context.Background(), jobs, RunOptions{OutputFormat: "json"})
+		return err
+	}
+	// The layout (no headers yet) is written over by a verified write.
+	if err := run("write"); err != nil {
+		t.Fatal(err)
+	}
+	if err := run("randread", "--time_based", "--runtime=200ms"); err != nil {
+		t.Fatalf("a sound device: %v", err)
+	}
+	// Timed cells read nothing back (do_verify=0 here): the loss shows
+	// only in a later run's read.
+	withTampering(t, "lose", 50)
+	if err := run("write", "--do_verify=0"); err != nil {
+		t.Fatal(err)
+	}
+	newBackend = openBackend
+	err := run("read")
+	if err == nil || !strings.Contains(err.Error(), "holds an older write") || !strings.Contains(err.Error(), "the last write to it was lost") {
+		t.Fatalf("got %v, want the lost write found by a later read", err)
 	}
 }

@@ -36,9 +36,13 @@ type workerVerify struct {
 	tails                          int64 // the files' bytes after their last whole block
 	readsBack                      bool  // the job reads its writes back (readsBack)
 	fileCursor                     int   // the file a read-back takes its next block from
+	// ledger and gens are the job's VerifyLedger and each file's
+	// generations in it (nil without a ledger).
+	ledger *VerifyLedger
+	gens   [][]uint16
 }
 
-func newWorkerVerify(j *JobSpec, files []fileSpec, lane, lanes int, seedBase uint64) *workerVerify {
+func newWorkerVerify(j *JobSpec, files []fileSpec, lane, lanes int, seedBase uint64) (*workerVerify, error) {
 	v := &workerVerify{
 		checker:   newBlockChecker(j.Verify.Sum, j.Verify.Interval),
 		seedBase:  seedBase,
@@ -51,7 +55,27 @@ func newWorkerVerify(j *JobSpec, files []fileSpec, lane, lanes int, seedBase uin
 		v.walks = append(v.walks, newBlockWalk(f.base, f.length, j.BSMin, lane, lanes, j.isRandom(), mixed, v.walkSeed(i)))
 	}
 	v.gen = mix64(v.genBase)
-	return v
+	if l := j.Verify.Ledger; l != nil && j.Verify.Everywhere {
+		v.ledger = l
+		for _, f := range files {
+			g, err := l.file(f.path, f.base+f.length)
+			if err != nil {
+				return nil, err
+			}
+			v.gens = append(v.gens, g)
+		}
+	}
+	return v, nil
+}
+
+// stamp writes a block's headers: the ledger's generations, or this
+// pass's.
+func (v *workerVerify) stamp(fi int, buf []byte, off int64) {
+	if v.ledger != nil {
+		v.checker.stampWith(v.ledger, v.gens[fi], buf, off)
+		return
+	}
+	v.checker.stamp(buf, off, v.gen)
 }
 
 // walkSeed is file i's order in this pass: from the job's seed, so that
@@ -174,6 +198,15 @@ func (w *worker) prepCheck(now int64) bool {
 	return true
 }
 
+// check checks a read's block: against the ledger's generations, or
+// against this pass's for a read-back.
+func (v *workerVerify) check(s *slot) *blockProblem {
+	if v.ledger != nil {
+		return v.checker.checkWith(v.ledger, v.gens[s.file], s.buf[:s.size], s.off)
+	}
+	return v.checker.check(s.buf[:s.size], s.off, v.gen, s.check == checkWrite)
+}
+
 // checkRead checks a completed read that carries a check.
 func (w *worker) checkRead(s *slot, res int32) error {
 	v := w.verify
@@ -181,7 +214,7 @@ func (w *worker) checkRead(s *slot, res int32) error {
 	if res < s.size {
 		p = &blockProblem{what: fmt.Sprintf("the read returned %d of %d bytes", res, s.size)}
 	} else {
-		p = v.checker.check(s.buf[:s.size], s.off, v.gen, s.check == checkWrite)
+		p = v.check(s)
 	}
 	if p == nil {
 		return nil

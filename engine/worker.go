@@ -196,7 +196,10 @@ func (w *worker) setup() error {
 	}
 	w.seedRNG()
 	if j.Verify.Sum != "" {
-		w.verify = newWorkerVerify(j, w.files, w.lane, w.lanes, w.seedBase())
+		var err error
+		if w.verify, err = newWorkerVerify(j, w.files, w.lane, w.lanes, w.seedBase()); err != nil {
+			return fmt.Errorf("job %q: %w", j.Name, err)
+		}
 	}
 	if j.Content.custom() {
 		w.content = newContentFiller(j.Content, j.BSMax, &w.rng)
@@ -578,7 +581,7 @@ func (w *worker) prepOne(now int64, pace pacer, measuring bool) bool {
 			scramble(buf, off, now)
 		}
 		if w.verify != nil {
-			w.verify.checker.stamp(buf, off, w.verify.gen)
+			w.verify.stamp(fi, buf, off)
 			w.verify.wrote(j.Verify.Backlog)
 		}
 		w.be.prepWrite(fi, buf, off, si)

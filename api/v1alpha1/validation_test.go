@@ -40,6 +40,14 @@ func TestValidateRejectsWhatAdmissionCannotSee(t *testing.T) {
 			wantField: "spec.dataset.verify",
 			wantText:  "cell ranged-bs4k-64k-r0-qd32-j1 has a block size range (4096-65536 bytes): verification needs fixed block sizes",
 		},
+		"verify with a ledger too large": {
+			mutate: func(s *StorageBenchmarkSpec) {
+				s.Dataset.Verify = VerifyCRC32C
+				s.Dataset.SizePerClient = "1Ti"
+			},
+			wantField: "spec.dataset.verify",
+			wantText:  "needs a ledger of 512 MiB per client, more than 256 MiB",
+		},
 		"verify with a block size that is not whole headers": {
 			mutate: func(s *StorageBenchmarkSpec) {
 				s.Dataset.Verify = VerifyCRC32C

@@ -6,6 +6,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
+// VerifyLedgerMaxBytes bounds the memory each client keeps for
+// dataset.verify's ledger (two bytes per interval); the engine's
+// MaxLedgerBytes, which enforces it, is the same.
+const VerifyLedgerMaxBytes = 256 << 20
+
 // VerifyIntervalBytes is how often dataset.verify puts a header in the data
 // set: the smallest block size of the benchmark's IO cells and searches,
 // which every other block size must be a multiple of (validateVerify), so
@@ -50,6 +55,11 @@ func (s *StorageBenchmarkSpec) validateVerify() field.ErrorList {
 	}
 	path := field.NewPath("spec", "dataset", "verify")
 	interval := s.VerifyIntervalBytes()
+	if interval > 0 && s.Dataset.SizePerClient.Bytes()/interval*2 > VerifyLedgerMaxBytes {
+		return field.ErrorList{field.Invalid(path, string(s.Dataset.Verify),
+			fmt.Sprintf("dataset.sizePerClient %s in intervals of the smallest block size (%d bytes) needs a ledger of %d MiB per client, more than %d MiB: use larger blocks or a smaller data set",
+				s.Dataset.SizePerClient, interval, s.Dataset.SizePerClient.Bytes()/interval*2>>20, VerifyLedgerMaxBytes>>20))}
+	}
 	for _, c := range s.ioCells() {
 		switch {
 		case c.BlockSizeBytes == 0:

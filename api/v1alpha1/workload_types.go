@@ -275,16 +275,18 @@ type Dataset struct {
 	Content BufferContent `json:"content,omitempty"`
 
 	// verify makes the benchmark also prove that the storage returns what
-	// was written: the data set is laid out with a header (its offset and
-	// a checksum of the data) every smallest block size of the benchmark,
-	// every write stamps fresh ones and every read checks them. A block
-	// that comes back corrupted or from another offset fails the cell,
-	// naming the client, file, offset and the expected and found
-	// checksums. None (the default), CRC32C, MD5 or SHA256. Timed cells
-	// read nothing back: a lost write that leaves the block's older,
-	// intact data is not caught (the engine's verify=/do_verify in fio job
-	// files reads each write back). Every block size must be a multiple of
-	// the smallest; ranges are refused. The checksums cost CPU per IO.
+	// was written: the data set is laid out with a header (its offset,
+	// which write it is, and a checksum of the data) every smallest block
+	// size of the benchmark, every write stamps fresh ones and every read
+	// checks them. Each client remembers the last write of every interval
+	// of its data set (2 bytes each: 512 KiB for 1 GiB in 4 KiB
+	// intervals, at most 256 MiB), so a read also catches a lost write
+	// (older data, intact). A block that comes back corrupted, from
+	// another offset or older than its last write fails the cell, naming
+	// the client, file, offset and the expected and found checksums or
+	// writes. None (the default), CRC32C, MD5 or SHA256. Every block size
+	// must be a multiple of the smallest; ranges are refused. The
+	// checksums cost CPU per IO.
 	// +optional
 	// +kubebuilder:default=None
 	Verify VerifyChecksum `json:"verify,omitempty"`

@@ -22,6 +22,9 @@ type dataSet struct {
 	// metadata cells put their names (see metadata.go).
 	root   string
 	client int32
+	// ledger remembers the last write of each interval of a verified
+	// data set across the client's cells (nil: not verified).
+	ledger *engine.VerifyLedger
 }
 
 // dataFor places a client's data: on a filesystem, its own directory of
@@ -34,7 +37,7 @@ func dataFor(p *plan.Plan, client int32) (*dataSet, error) {
 		if d.Shared {
 			ds.offset = int64(client) * d.SizePerClientBytes
 		}
-		return ds, nil
+		return ds, ds.keepLedger(p)
 	}
 	dir := filepath.Join(d.Path, fmt.Sprintf("client-%d", client))
 	if err := ensureDir(dir); err != nil {
@@ -49,7 +52,22 @@ func dataFor(p *plan.Plan, client int32) (*dataSet, error) {
 	for i := int32(0); i < files; i++ {
 		ds.files = append(ds.files, filepath.Join(dir, fmt.Sprintf("file-%d", i)))
 	}
-	return ds, nil
+	return ds, ds.keepLedger(p)
+}
+
+// keepLedger gives a verified data set its ledger, sized for its files.
+func (ds *dataSet) keepLedger(p *plan.Plan) error {
+	if p.Data.Verify == "" {
+		return nil
+	}
+	ds.ledger = engine.NewVerifyLedger(p.Data.VerifyIntervalBytes)
+	perFile := ds.size / int64(len(ds.files))
+	for _, f := range ds.files {
+		if err := ds.ledger.Reserve(f, ds.offset+perFile); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // largestBlock is the biggest IO of the plan: files are a whole number of
@@ -76,17 +94,18 @@ func (ds *dataSet) layoutJob(p *plan.Plan) engine.JobSpec {
 		Name: "layout", Filenames: ds.files, NrFiles: len(ds.files), Size: ds.size, Offset: ds.offset,
 		RW: engine.RWRead, BlockSize: bs, BSMin: bs, BSMax: bs, IODepth: 1, NumJobs: 1,
 		Direct: true, IOEngine: p.IOEngine, ZeroBuffers: p.Data.ZeroBuffers, Fill: engineFill(p.Data.Fill),
-		Verify: dataVerify(p),
+		Verify: ds.verify(p),
 	}
 }
 
-// dataVerify is dataset.verify for the engine: the layout stamps a header
-// every interval and every cell's reads check them (VerifySpec.Everywhere).
-func dataVerify(p *plan.Plan) engine.VerifySpec {
+// verify is dataset.verify for the engine: the layout stamps a header
+// every interval, every cell's writes stamp the ledger's generations and
+// its reads check them (VerifySpec.Everywhere).
+func (ds *dataSet) verify(p *plan.Plan) engine.VerifySpec {
 	if p.Data.Verify == "" {
 		return engine.VerifySpec{}
 	}
-	return engine.VerifySpec{Sum: p.Data.Verify, Interval: p.Data.VerifyIntervalBytes, Everywhere: true}
+	return engine.VerifySpec{Sum: p.Data.Verify, Interval: p.Data.VerifyIntervalBytes, Everywhere: true, Ledger: ds.ledger}
 }
 
 // cellJob translates a matrix cell into the engine job that runs it.
@@ -116,7 +135,7 @@ func (ds *dataSet) cellJob(p *plan.Plan, c *sbv1.Cell, seed uint64) engine.JobSp
 		ZeroBuffers: p.Data.ZeroBuffers,
 		// Prepare laid the data out; a cell never writes it out again.
 		Fill:   engine.FillNever,
-		Verify: dataVerify(p),
+		Verify: ds.verify(p),
 	}
 	if c.IOEngine != "" {
 		j.IOEngine = c.IOEngine

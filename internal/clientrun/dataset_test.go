@@ -87,3 +87,10 @@ func TestAVerifiedDataSetIsLaidOutAndReadWithHeaders(t *testing.T) {
 		t.Fatalf("cell: verify %+v, want %+v", j.Verify, want)
 	}
 }
+
+// The API refuses the data sets whose ledger the engine would refuse.
+func TestTheLedgerBoundIsTheSameInTheAPIAndTheEngine(t *testing.T) {
+	if sbv1.VerifyLedgerMaxBytes != engine.MaxLedgerBytes {
+		t.Fatalf("api %d, engine %d", sbv1.VerifyLedgerMaxBytes, engine.MaxLedgerBytes)
+	}
+}
