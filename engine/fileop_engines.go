@@ -115,7 +115,7 @@ func (j *JobSpec) validateFileOp() error {
 		return bad("loops/time_based", "ioengine=%s can do each name only once (a second pass would fail)", j.IOEngine)
 	case j.IOEngine == EngineFileRead && j.Direct:
 		return bad("direct", "ioengine=%s reads through the page cache", EngineFileRead)
-	case j.RateIOPS > 0 || j.RateBytes > 0:
+	case j.capped():
 		return bad("rate_iops", "not supported with ioengine=%s", j.IOEngine)
 	case j.RateMin.Bytes > 0 || j.RateMin.IOPS > 0:
 		return bad("rate_min", "not supported with ioengine=%s", j.IOEngine)

@@ -83,7 +83,7 @@ func (j *JobSpec) validateLatencyTarget() error {
 		return bad("latency_window", "latency_target=%v needs a window to judge each queue depth over (e.g. latency_window=1s)", j.LatencyTarget)
 	case j.LatencyWindow > maxLatencyWindow:
 		return bad("latency_window", "%v is more than %v", j.LatencyWindow, maxLatencyWindow)
-	case j.RateIOPS > 0:
+	case j.capped():
 		// A paced clone's depth is the pacer's, not the search's.
 		return bad("latency_target", "not with rate or rate_iops: a capped clone's queue depth follows its rate")
 	}

@@ -229,8 +229,11 @@ func init() {
 		}},
 		{name: "fsync", help: "fsync after this many writes (0 = never)", apply: numberOpt(countKind(0), func(j *JobSpec, v int64) { j.Fsync = int(v) })},
 		{name: "fdatasync", help: "fdatasync (data, not the mtime) after this many writes (0 = never)", apply: numberOpt(countKind(0), func(j *JobSpec, v int64) { j.Fdatasync = int(v) })},
-		{name: "rate_iops", help: "cap each clone at this many IOPS on an absolute schedule", apply: func(j *JobSpec, s string) error {
-			if err := rejectList(s); err != nil {
+		{name: "rate_iops", help: "cap each clone at this many IOPS on an absolute schedule; READ,WRITE caps each direction apart (an empty part: none)", apply: func(j *JobSpec, s string) error {
+			j.RateIOPSByDir = [2]int{}
+			if strings.Contains(s, ",") {
+				r, err := parseDirectionRates(s, rateKind)
+				j.RateIOPS, j.RateIOPSByDir = 0, [2]int{int(r[0]), int(r[1])}
 				return err
 			}
 			v, err := rateKind.value(s)

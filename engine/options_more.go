@@ -13,8 +13,11 @@ import (
 // where a form is not supported (per-direction values) it is refused.
 func init() {
 	for _, o := range []option{
-		{name: "rate", help: "cap each clone's bandwidth, bytes per second (with one bs: rate_iops = rate / bs)", apply: func(j *JobSpec, s string) error {
-			if err := rejectList(s); err != nil {
+		{name: "rate", help: "cap each clone's bandwidth, bytes per second (with one bs: rate_iops = rate / bs); READ,WRITE caps each direction apart", apply: func(j *JobSpec, s string) error {
+			j.RateBytesByDir = [2]int64{}
+			if strings.Contains(s, ",") {
+				r, err := parseDirectionRates(s, sizeKind)
+				j.RateBytes, j.RateBytesByDir = 0, r
 				return err
 			}
 			return numberOpt(sizeKind, func(j *JobSpec, v int64) { j.RateBytes = v })(j, s)

@@ -177,6 +177,11 @@ type JobSpec struct {
 	// RateIOPS caps each clone at this many IOs per second on an absolute
 	// schedule (0 = unpaced).
 	RateIOPS int
+	// RateIOPSByDir and RateBytesByDir are rate_iops=READ,WRITE and
+	// rate=READ,WRITE (rate_direction.go): caps per direction, 0 none;
+	// RateBytesByDir becomes RateIOPSByDir when the job is resolved.
+	RateIOPSByDir  [2]int
+	RateBytesByDir [2]int64
 	// IOEngine is auto, io_uring, libaio or psync.
 	IOEngine string
 	// RandRepeat seeds the generator with RandSeed so runs repeat the same
@@ -343,11 +348,17 @@ func (j *JobSpec) resolve() error {
 		}
 		j.BlockSize, j.BSStep = j.BSMin, 0
 	}
-	if j.RateBytes == 0 || j.BSMin <= 0 {
+	if j.BSMin <= 0 {
 		return nil // a bad block size is validate's to report
 	}
+	if err := j.resolveDirectionRates(); err != nil {
+		return err
+	}
+	if j.RateBytes == 0 {
+		return nil
+	}
 	switch {
-	case j.RateIOPS > 0:
+	case j.RateIOPS > 0 || j.ratesByDirection():
 		return fmt.Errorf("job %q: rate and rate_iops: give one", j.Name)
 	case j.BSMin != j.BSMax:
 		return fmt.Errorf("job %q: rate: a bandwidth cap needs one block size here (bs); with bsrange, bssplit or sizes per direction give rate_iops", j.Name)
@@ -422,6 +433,8 @@ func (j *JobSpec) validate() error {
 		return bad("fsync", "must not be negative")
 	case j.Fdatasync < 0:
 		return bad("fdatasync", "must not be negative")
+	case j.RateIOPS > 0 && j.ratesByDirection():
+		return bad("rate_iops", "one cap, or one per direction (READ,WRITE): not both")
 	case j.RateIOPS < 0 || j.RateBytes < 0:
 		return bad("rate_iops/rate", "must not be negative")
 	case j.PercentSequential < 0 || j.PercentSequential > 100:

@@ -64,7 +64,7 @@ func (j *JobSpec) validateThinkTime() error {
 		return bad("thinktime", "more than %v", maxLatencyWindow)
 	case j.isFileOp():
 		return bad("thinktime", "not with ioengine=%s (a file engine issues no reads or writes to think between)", j.IOEngine)
-	case j.RateIOPS > 0 || j.RateBytes > 0:
+	case j.capped():
 		return bad("thinktime", "not with rate or rate_iops: the rate's schedule would count each think as the next IOs' latency")
 	case j.LatencyTarget > 0:
 		return bad("thinktime", "not with latency_target: both decide how many IOs are in flight")

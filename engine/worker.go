@@ -111,6 +111,9 @@ type worker struct {
 	latencyFound bool
 	// think is fio's thinktime (thinktime.go); nil without one.
 	think *thinker
+	// dirPace is rate_iops=READ,WRITE's schedules (rate_direction_linux.go);
+	// nil without per-direction caps.
+	dirPace *directionPace
 	// verify is fio's verify (verify_worker.go); nil without one.
 	verify *workerVerify
 	// content fills writes by the buffer options (buffer_content.go);
@@ -308,6 +311,8 @@ func (w *worker) run(s runSchedule) {
 	var pace pacer
 	if j.RateIOPS > 0 {
 		pace = newPacer(j.RateIOPS, w.lane, w.lanes, start, j.RateProcess, w.rng.next())
+	} else if j.ratesByDirection() {
+		w.dirPace = newDirectionPace(j, w.lane, w.lanes, start, &w.rng)
 	}
 	measuring := false
 	var nextBoundary int64
@@ -318,6 +323,9 @@ func (w *worker) run(s runSchedule) {
 		w.issuedBytes, w.issuedIOs = 0, 0
 		if pace != nil {
 			pace.restart(at)
+		}
+		if w.dirPace != nil {
+			w.dirPace.restart(at)
 		}
 		if w.latency != nil {
 			w.latency.restart(at)
@@ -407,7 +415,7 @@ func (w *worker) run(s runSchedule) {
 				for _, i := range w.batch {
 					sl := &w.slots[i]
 					sl.issue = ts
-					if pace == nil {
+					if pace == nil && w.dirPace == nil {
 						sl.intended = now
 					}
 					sl.slat = -1
@@ -420,12 +428,15 @@ func (w *worker) run(s runSchedule) {
 		}
 		// How many completions to wait for, and how long: see decideWait.
 		ws := waitState{
-			now: now, inflight: inflight, free: room, paced: pace != nil,
+			now: now, inflight: inflight, free: room, paced: pace != nil || w.dirPace != nil,
 			measuring: measuring, rampEnd: rampEnd, end: end, nextBoundary: nextBoundary, stopping: stopping,
 			resumeAt: w.think.resumeAt(),
 		}
 		if pace != nil && room > 0 && !stopping {
 			ws.nextDue = pace.nextDue() // only then does decideWait read it
+		}
+		if w.dirPace != nil && room > 0 && !stopping {
+			ws.nextDue = w.dirPace.nextDue(now, j.readPercent())
 		}
 		ws.readingBack = w.readingBack()
 		wd := decideWait(ws)
@@ -501,6 +512,9 @@ func (w *worker) prepOne(now int64, pace pacer, measuring bool) bool {
 	fi := w.pickFile()
 	if op, due := w.syncDue(); due {
 		s, si := w.takeSlot(pace, fi)
+		if w.dirPace != nil {
+			s.intended = now
+		}
 		w.countIssued(op)
 		s.op, s.size, s.off = op, 0, 0
 		w.be.prepSync(fi, op == opFdatasync, si)
@@ -509,6 +523,12 @@ func (w *worker) prepOne(now int64, pace pacer, measuring bool) bool {
 	op := opRead
 	if rp := j.readPercent(); rp < 100 && (rp == 0 || int(w.rng.below(100)) >= rp) {
 		op = opWrite
+	}
+	if w.dirPace != nil {
+		var due bool
+		if op, due = w.dirPace.choose(op, now); !due {
+			return false // neither direction is due: wait for the schedule
+		}
 	}
 	size := j.BSMin
 	switch {
@@ -565,6 +585,9 @@ func (w *worker) prepOne(now int64, pace pacer, measuring bool) bool {
 		*pos += size + j.holeAfter()
 	}
 	s, si := w.takeSlot(pace, fi)
+	if w.dirPace != nil {
+		s.intended = w.dirPace.take(op, now)
+	}
 	w.issuedBytes += size
 	w.issuedIOs++
 	w.fileBytes += size
