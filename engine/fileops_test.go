@@ -183,13 +183,14 @@ func TestFileEngineOptionsAreChecked(t *testing.T) {
 		{[]string{"--ioengine=filestat", "--stat_type=fstat"}, `--stat_type=fstat: unknown call "fstat"`},
 		{[]string{"--ioengine=sb_fileread", "--direct=1"}, "direct: ioengine=sb_fileread reads through the page cache"},
 		{[]string{"--ioengine=filestat", "--rate_iops=10"}, "rate_iops: not supported with ioengine=filestat"},
-		{[]string{"--ioengine=filestat", "--file_service_type=zipf"}, `--file_service_type=zipf: "zipf" is not supported`},
+		{[]string{"--ioengine=filestat", "--file_service_type=zipf"}, `--file_service_type=zipf: "zipf" is not implemented`},
 		{[]string{"--ioengine=fileslurp"}, `unsupported engine "fileslurp"`},
 		{[]string{"--size=1m", "--nrfiles=4", "--openfiles=2"}, "openfiles: 2 is less than the job's 4 files"},
 		{[]string{"--ioengine=filestat", "--filename=a:b", "--sb_files_per_dir=1"}, "sb_files_per_dir: spreads generated names; it does not apply to filename="},
-		{[]string{"--size=1m", "--create_on_open"}, "create_on_open: only with the file engines here"},
-		// create_on_open: nothing is laid out, so a stat meets no file.
+		// create_on_open: nothing is laid out, so a stat meets no file...
 		{[]string{"--ioengine=filestat", "--create_on_open"}, "ioengine=filestat: stat " + filepath.Join(dir, "x.0.0") + ": no such file or directory"},
+		// ... and a read job, the empty file it creates (fio's EIO).
+		{[]string{"--size=1m", "--create_on_open"}, "the file ends before it (create_on_open leaves new files empty)"},
 	} {
 		jobs, opts, err := ParseArgs(append([]string{"--name=x", "--directory=" + dir}, c.args...))
 		if err == nil {

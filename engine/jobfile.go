@@ -180,7 +180,7 @@ func (f *jobFileReader) option(text string) error {
 	key, value, hasValue := strings.Cut(text, "=")
 	key, value = canonicalName(strings.TrimSpace(key)), strings.TrimSpace(value)
 	if !knownOption(key) {
-		return fmt.Errorf("unknown or unsupported option %s", excerpt(key))
+		return unknownOption(key, key)
 	}
 	if !hasValue {
 		if !isFlag(key) {

@@ -390,7 +390,7 @@ func ParseArgs(args []string) ([]JobSpec, RunOptions, error) {
 		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		name = canonicalName(name)
 		if !knownOption(name) {
-			return nil, RunOptions{}, fmt.Errorf("%w: unknown or unsupported option %s (see --help)", ErrUsage, excerpt("--"+name))
+			return nil, RunOptions{}, fmt.Errorf("%w: %w (see --help)", ErrUsage, unknownOption(name, "--"+name))
 		}
 		bare := !hasValue && isFlag(name)
 		if !hasValue {
@@ -494,7 +494,7 @@ func (p *parser) set(name, value string, cli bool) error {
 	}
 	o, ok := jobOptions[name]
 	if !ok {
-		return fmt.Errorf("unknown or unsupported option %s", excerpt(name))
+		return unknownOption(name, name)
 	}
 	target := &p.global
 	if p.cur != nil {

@@ -50,7 +50,7 @@ func TestRateIsABandwidthCapForOneBlockSize(t *testing.T) {
 		"--name=a --size=1m --rate=1m --rate_iops=10":        "rate and rate_iops: give one",
 		"--name=a --size=1m --rate=1m --bsrange=4k-8k":       "needs one block size",
 		"--name=a --size=1m --rate=1m --bssplit=4k/50:8k/50": "needs one block size",
-		"--name=a --size=1m --rate=1m,2m":                    "per-direction values",
+		"--name=a --size=1m --rate=1m,2m,3m,4m":              "has 4 rates",
 		"--name=a --size=1m --percentage_random=120":         "not a percentage",
 	} {
 		_, _, err := ParseArgs(strings.Fields(args))

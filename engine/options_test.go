@@ -70,7 +70,7 @@ func TestParseArgsErrors(t *testing.T) {
 		{[]string{"--name=a", "--size=1m", "--plan=x"}, `"--plan"`},
 		{[]string{"--name=a", "--size=1m", "--rw=trim"}, "unknown pattern"},
 		{[]string{"--name=a", "--size=1m", "--ioengine=posixaio"}, "unsupported engine"},
-		{[]string{"--name=a", "--size=1m", "--bs=4k,8k"}, "per-direction"},
+		{[]string{"--name=a", "--size=1m", "--bs=4k,8k,16k,32k"}, "has 4 sizes"},
 		{[]string{"--name=a", "--size=1m", "--bs=abc"}, "not a size"},
 		{[]string{"--name=a", "--size=1m", "--bsrange=4k"}, "not a range"},
 		{[]string{"--name=a", "--size=1m", "--runtime=5x"}, "unknown time unit"},

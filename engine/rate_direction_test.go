@@ -50,3 +50,20 @@ func TestRatesPerDirectionRefuseWhatTheyCannotMean(t *testing.T) {
 		}
 	}
 }
+
+// fio options the engine does not implement are refused naming the option
+// and why; those that change nothing it measures are accepted.
+func TestFiosOtherOptionsAreRefusedWithTheirReasonOrAccepted(t *testing.T) {
+	for _, o := range []string{"--iodepth_batch_submit=4", "--continue_on_error=all", "--kb_base=1000", "--write_hist_log=h"} {
+		_, _, err := ParseArgs([]string{"--name=o", "--size=1m", o})
+		if err == nil || !strings.Contains(err.Error(), "is not supported: ") {
+			t.Errorf("%s: got %v, want it refused with the reason", o, err)
+		}
+	}
+	if _, _, err := ParseArgs([]string{"--name=o", "--size=1m", "--verify_interva=4k"}); err == nil || !strings.Contains(err.Error(), "did you mean verify_interval?") {
+		t.Errorf("a near miss: %v", err)
+	}
+	if _, _, err := ParseArgs([]string{"--name=o", "--size=1m", "--fallocate=posix", "--overwrite=1", "--lat_percentiles=1", "--clat_percentiles", "--disable_slat=1"}); err != nil {
+		t.Errorf("options that change nothing measured: %v", err)
+	}
+}
