@@ -281,6 +281,10 @@ def one(tool, i):
         for d in ("read", "write"):
             ios += j[d]["total_ios"]
             iops += j[d]["iops"]
+            if j[d]["runtime"] == 0 and j[d]["total_ios"] > 0:
+                # fio gives its verify reads no runtime (and iops 0):
+                # count them over the job's.
+                iops += j[d]["total_ios"] / (j["job_runtime"] / 1000)
             if best is None or j[d]["total_ios"] > best["total_ios"]:
                 best = j[d]
         cpu_s += (j["usr_cpu"] + j["sys_cpu"]) / 100 * j["job_runtime"] / 1000
