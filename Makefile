@@ -47,6 +47,11 @@ LDFLAGS := -X github.com/storagebench/storagebench/internal/version.Version=$(VE
 # Packages tested by `make test`: everything but the e2e suite, which needs a
 # running cluster (make e2e).
 TEST_PACKAGES ?= ./...
+# Tested alone, after the others: internal/cli runs the README's quickstart
+# for real (about 100 s of measurements, a capacity search and a threshold
+# comparing two targets), whose outcome other packages' load on the same
+# cores (envtest, the engine against fio) would decide.
+ALONE_PACKAGES ?= ./internal/cli
 # Fuzz budgets are execution counts, not durations: with a duration, Go
 # 1.26's fuzz coordinator can report "context deadline exceeded" when the
 # deadline fires while a worker is busy (go.dev/issue/75804, fixed in Go
@@ -99,7 +104,9 @@ envtest: ## Build etcd, kube-apiserver and kubectl for envtest (cached).
 
 .PHONY: test
 test: $(PROMTOOL) ## Run unit and envtest integration tests (promtool checks the metrics exposition).
-	PROMTOOL=$(PROMTOOL) KUBEBUILDER_ASSETS="$$(hack/k8s-binaries.sh envtest)" go test $(TEST_PACKAGES)
+	export PROMTOOL=$(PROMTOOL) KUBEBUILDER_ASSETS="$$(hack/k8s-binaries.sh envtest)"; \
+	go test $$(go list $(TEST_PACKAGES) | grep -v -x -F "$$(go list $(ALONE_PACKAGES))") && \
+	go test $(ALONE_PACKAGES)
 
 .PHONY: monitoring-check
 monitoring-check: $(PROMTOOL) ## Check the shipped alert rules (promtool check/test rules) and dashboard (PromQL parsed, exported metrics only).
