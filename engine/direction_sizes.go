@@ -13,26 +13,35 @@ const defaultBlockSize = 4096
 
 // parseDirectionSizes reads bs's value: the read and the write size.
 func parseDirectionSizes(s string) ([2]int64, error) {
-	parts := strings.Split(s, ",")
-	if len(parts) > 3 {
-		return [2]int64{}, fmt.Errorf("%s has %d sizes: want READ[,WRITE[,TRIM]]", excerpt(s), len(parts))
-	}
-	var sizes [3]int64
-	for i, p := range parts {
-		if strings.TrimSpace(p) == "" {
-			sizes[i] = defaultBlockSize
-			continue
-		}
-		v, err := sizeKind.value(p)
-		if err != nil {
-			return [2]int64{}, err
-		}
-		sizes[i] = v
-	}
-	if len(parts) == 1 {
+	sizes, n, err := parseDirectionValues(s, "sizes", sizeKind, defaultBlockSize)
+	if n == 1 {
 		sizes[1] = sizes[0]
 	}
-	return [2]int64{sizes[0], sizes[1]}, nil
+	return sizes, err
+}
+
+// parseDirectionValues reads fio's READ[,WRITE[,TRIM]] form (what names
+// the values in errors): each part of kind, an empty one blank; the trim
+// part must parse and is unused. It returns the read and write values and
+// how many parts were given.
+func parseDirectionValues(s, what string, kind valueKind, blank int64) ([2]int64, int, error) {
+	parts := strings.Split(s, ",")
+	if len(parts) > 3 {
+		return [2]int64{}, len(parts), fmt.Errorf("%s has %d %s: want READ[,WRITE[,TRIM]]", excerpt(s), len(parts), what)
+	}
+	var values [3]int64
+	for i, p := range parts {
+		if strings.TrimSpace(p) == "" {
+			values[i] = blank
+			continue
+		}
+		v, err := kind.value(p)
+		if err != nil {
+			return [2]int64{}, len(parts), err
+		}
+		values[i] = v
+	}
+	return [2]int64{values[0], values[1]}, len(parts), nil
 }
 
 // setBlockSizes applies bs: one size, or reads and writes apart (BSMin and

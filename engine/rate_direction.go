@@ -3,7 +3,6 @@ package engine
 import (
 	"fmt"
 	"math"
-	"strings"
 )
 
 // fio's per-direction rates: rate=READ,WRITE and rate_iops=READ,WRITE cap
@@ -15,24 +14,10 @@ import (
 // the reads run unpaced beside 400 writes).
 
 // parseDirectionRates reads a rate with a comma: the read and the write
-// part (0: no cap); a third part (trims) must parse and is unused.
+// part (0, as an empty part: no cap).
 func parseDirectionRates(s string, kind valueKind) ([2]int64, error) {
-	parts := strings.Split(s, ",")
-	if len(parts) > 3 {
-		return [2]int64{}, fmt.Errorf("%s has %d rates: want READ[,WRITE[,TRIM]]", excerpt(s), len(parts))
-	}
-	var rates [3]int64
-	for i, p := range parts {
-		if strings.TrimSpace(p) == "" {
-			continue
-		}
-		v, err := kind.value(p)
-		if err != nil {
-			return [2]int64{}, err
-		}
-		rates[i] = v
-	}
-	return [2]int64{rates[0], rates[1]}, nil
+	rates, _, err := parseDirectionValues(s, "rates", kind, 0)
+	return rates, err
 }
 
 // capped reports whether the job has any rate cap, whole or per direction.
