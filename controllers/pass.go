@@ -95,27 +95,9 @@ func (r *StorageBenchmarkReconciler) advance(ctx context.Context, p *pass) (ctrl
 		return ctrl.Result{}, err
 	}
 
-	var wait time.Duration
-	allDone := true
-	for i := range b.Spec.Targets {
-		t := r.targetRun(p, i)
-		step, err := r.runTarget(ctx, p, s, t)
-		if err != nil {
-			return ctrl.Result{}, err
-		}
-		if step.failure != nil {
-			r.failRun(p, s, t, step.failure)
-			return ctrl.Result{}, nil
-		}
-		if step.wait > 0 && (wait == 0 || step.wait < wait) {
-			wait = step.wait
-		}
-		if !step.done {
-			allDone = false
-			if b.Spec.TargetExecution != sbv1.TargetsParallel {
-				break
-			}
-		}
+	wait, allDone, err := r.runTargets(ctx, p, s)
+	if err != nil || ended(b) {
+		return ctrl.Result{}, err
 	}
 	r.updateProgress(p, s)
 	if allDone {
@@ -126,6 +108,66 @@ func (r *StorageBenchmarkReconciler) advance(ctx context.Context, p *pass) (ctrl
 		return ctrl.Result{RequeueAfter: shortRequeue}, nil
 	}
 	return ctrl.Result{RequeueAfter: wait}, nil
+}
+
+// runTargets moves the targets along: all at once with Parallel, else each
+// once the one before it is done, or has handed over its results (their
+// merge runs after the next target's start). It reports when to look
+// again and whether every target is done. A failure ends the run, once
+// the results already handed over are stored: nothing measured is lost.
+func (r *StorageBenchmarkReconciler) runTargets(ctx context.Context, p *pass, s *snapshot) (wait time.Duration, allDone bool, err error) {
+	b := p.bench
+	allDone = true
+	var failed *targetRun
+	var failure *runFailure
+	// moved takes a target's step and reports whether the targets after
+	// it may move.
+	moved := func(t *targetRun, step targetStep) bool {
+		if step.failure != nil && failure == nil {
+			failed, failure = t, step.failure
+		}
+		if step.wait > 0 && (wait == 0 || step.wait < wait) {
+			wait = step.wait
+		}
+		if !step.done {
+			allDone = false
+			return failure == nil && b.Spec.TargetExecution == sbv1.TargetsParallel
+		}
+		return true
+	}
+	var merges []func() (targetStep, error)
+	var merging []*targetRun
+	var targetErr error
+	for i := range b.Spec.Targets {
+		t := r.targetRun(p, i)
+		step, err := r.runTarget(ctx, p, s, t)
+		if err != nil {
+			// Retried; the merges of the targets before it need not wait.
+			targetErr = err
+			break
+		}
+		if step.merge != nil {
+			merges, merging = append(merges, step.merge), append(merging, t)
+			continue
+		}
+		if !moved(t, step) {
+			break
+		}
+	}
+	for i, merge := range merges {
+		step, err := merge()
+		if err != nil {
+			return 0, false, err
+		}
+		moved(merging[i], step)
+	}
+	if targetErr != nil {
+		return 0, false, targetErr
+	}
+	if failure != nil {
+		r.failRun(p, s, failed, failure)
+	}
+	return wait, allDone, nil
 }
 
 // targetRun pairs a target's spec with its status entry and plan.

@@ -21,8 +21,11 @@ import (
 	"github.com/storagebench/storagebench/results"
 )
 
-// collect waits for every client to finish after the timetable's end, reads
-// their reports from the logs, merges them and stores the target's results.
+// collect waits for every client to finish after the timetable's end. Once
+// all have handed over, the step carries the rest of the collection
+// (reading the reports from the logs, merging them, storing the target's
+// results and the cleanup) as merge, which advance runs after the next
+// target has been started.
 func (r *StorageBenchmarkReconciler) collect(ctx context.Context, p *pass, s *snapshot, t *targetRun, start plan.StartRecord) (targetStep, error) {
 	b := p.bench
 	end := start.Start.Add(t.plan.Duration())
@@ -57,6 +60,23 @@ func (r *StorageBenchmarkReconciler) collect(ctx context.Context, p *pass, s *sn
 		return step, nil
 	}
 
+	// The clients have released their nodes and the storage: what is left
+	// is the controller's own work. Its duration counts from here, not
+	// from when advance gets to it.
+	handedOver := p.clock.Now()
+	return targetStep{merge: func() (targetStep, error) {
+		return r.mergeReports(ctx, p, s, t, start, pods, early, handedOver)
+	}}, nil
+}
+
+// mergeReports reads the reports of a target's clients, all of which have
+// handed over by handedOver (those in early were read already), merges and
+// stores them.
+func (r *StorageBenchmarkReconciler) mergeReports(ctx context.Context, p *pass, s *snapshot, t *targetRun, start plan.StartRecord,
+	pods []*corev1.Pod, early map[string]*results.ClientReport, handedOver time.Time) (targetStep, error) {
+	b := p.bench
+	end := start.Start.Add(t.plan.Duration())
+	began := p.clock.Now()
 	reports, err := r.readReports(ctx, pods, early)
 	var unreadable *unreadableReport
 	switch {
@@ -79,8 +99,9 @@ func (r *StorageBenchmarkReconciler) collect(ctx context.Context, p *pass, s *sn
 		PrepareMilliseconds:      tr.Timings.PrepareMilliseconds,
 		StartLeadMilliseconds:    start.Start.Sub(start.PublishedAt).Milliseconds(),
 		// Up to the merge: what is left (storing, cleanup) is a few
-		// requests.
-		CollectionMilliseconds: max(p.clock.Now().Sub(end), 0).Milliseconds(),
+		// requests. The time the merge waited for the next target's
+		// start is not the collection's.
+		CollectionMilliseconds: max(handedOver.Sub(end)+p.clock.Now().Sub(began), 0).Milliseconds(),
 	}
 	return r.storeResult(ctx, p, s, t, tr, pods)
 }

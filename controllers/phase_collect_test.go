@@ -63,9 +63,14 @@ func engineExited(code int32) podOption {
 
 func TestCollect(t *testing.T) {
 	collect := func(r *StorageBenchmarkReconciler, ctx context.Context, p *pass, s *snapshot, t *targetRun) (targetStep, error) {
-		// As runTarget calls it: after the end of the published timetable.
+		// As runTarget calls it: after the end of the published timetable;
+		// and the merge, as advance runs it, once every client handed over.
 		start := t.status.MeasurementStartTime.Time
-		return r.collect(ctx, p, s, t, plan.StartRecord{Generation: p.bench.Generation, Start: start, PublishedAt: start.Add(-testLead)})
+		step, err := r.collect(ctx, p, s, t, plan.StartRecord{Generation: p.bench.Generation, Start: start, PublishedAt: start.Add(-testLead)})
+		if err != nil || step.merge == nil {
+			return step, err
+		}
+		return step.merge()
 	}
 	cleanedUp := []string{
 		"create ConfigMap/bench-t1-results",

@@ -17,6 +17,12 @@ type targetStep struct {
 	// wait is when to look again if no watch event comes first (0: only on
 	// events).
 	wait time.Duration
+	// merge, when set, is the rest of a target whose clients have all
+	// handed over their results: reading, merging and storing them. The
+	// target no longer holds nodes or storage busy, so the next target
+	// (run one after another) starts first: its volumes and clients are
+	// provisioned while this merge runs, not after it.
+	merge func() (targetStep, error)
 }
 
 // lookAgainBy brings the step's wait forward to d if d comes first (0:
