@@ -24,7 +24,7 @@ func TestStatusPatchSendsOnlyWhatChangedUnderTheResourceVersionItRead(t *testing
 	after.Status.Targets[1].State = sbv1.TargetRunning
 	after.Status.Targets[1].Message = "measuring"
 
-	patch, err := statusPatch(before, after)
+	patch, err := patchOf(before, after)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,11 +74,20 @@ func TestAStatusPatchFromAStaleReadConflicts(t *testing.T) {
 	}
 	stale := read.DeepCopy()
 	stale.Status.TargetNames = "stale"
-	patch, err := statusPatch(read, stale)
+	patch, err := patchOf(read, stale)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Status().Patch(ctx, stale, patch); !apierrors.IsConflict(err) {
 		t.Fatalf("a patch from a stale read must conflict, got %v", err)
 	}
+}
+
+// patchOf is the status patch from before to after.
+func patchOf(before, after *sbv1.StorageBenchmark) (client.Patch, error) {
+	change, err := diffStatus(before, after)
+	if err != nil {
+		return nil, err
+	}
+	return change.patch()
 }

@@ -35,7 +35,15 @@ func (r *StorageBenchmarkReconciler) writeStatus(ctx context.Context, key types.
 	if equality.Semantic.DeepEqual(before.Status, after.Status) {
 		return 0, false, nil
 	}
-	if len(p.events) == 0 && progressOnly(&before.Status, &after.Status) {
+	// Compared as stored: a time kept to the nanosecond in memory (a
+	// target's measurement start) would otherwise make every count a
+	// change of more than progress, written at once (at 16 targets x 64
+	// clients, every "waiting for N client(s)" of every pass).
+	change, err := diffStatus(before, after)
+	if err != nil || change.none() {
+		return 0, false, err
+	}
+	if len(p.events) == 0 && change.progressOnly() {
 		if since := p.now.Sub(r.written.at(key)); since >= 0 && since < progressWriteInterval {
 			return progressWriteInterval - since, false, nil
 		}
@@ -43,8 +51,8 @@ func (r *StorageBenchmarkReconciler) writeStatus(ctx context.Context, key types.
 	// The patch carries the resourceVersion the pass started from: a pass
 	// that read a stale copy must not overwrite what a newer pass stored,
 	// lists included.
-	patch, err := statusPatch(before, after)
-	if err != nil || patch == nil {
+	patch, err := change.patch()
+	if err != nil {
 		return 0, false, err
 	}
 	if err := r.Status().Patch(ctx, after, patch); err != nil {
@@ -56,20 +64,6 @@ func (r *StorageBenchmarkReconciler) writeStatus(ctx context.Context, key types.
 	}
 	r.written.set(key, after.ResourceVersion, p.now)
 	return 0, false, nil
-}
-
-// progressOnly reports whether two statuses differ in progress alone: the
-// cell runs done and the targets' messages, which say how far a phase got.
-func progressOnly(before, after *sbv1.StorageBenchmarkStatus) bool {
-	if before.Progress == nil || after.Progress == nil || len(before.Targets) != len(after.Targets) {
-		return false
-	}
-	same := after.DeepCopy()
-	same.Progress.CellsDone, same.Progress.Summary = before.Progress.CellsDone, before.Progress.Summary
-	for i := range same.Targets {
-		same.Targets[i].Message = before.Targets[i].Message
-	}
-	return equality.Semantic.DeepEqual(before, same)
 }
 
 // soonest is result, looked at again no later than after.

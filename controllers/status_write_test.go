@@ -15,16 +15,28 @@ import (
 )
 
 func TestProgressOnly(t *testing.T) {
-	base := newBenchmark(withTargets(classTarget("a", "fast"), classTarget("b", "slow"))).Status
-	base.Progress = &sbv1.Progress{CellsDone: 1, CellsTotal: 4, CurrentTarget: "a", Summary: "1/4"}
-	base.Targets[0].State, base.Targets[0].Message = sbv1.TargetProvisioning, "1 of 4 clients ready"
+	base := newBenchmark(withTargets(classTarget("a", "fast"), classTarget("b", "slow")))
+	base.Status.Progress = &sbv1.Progress{CellsDone: 1, CellsTotal: 4, CurrentTarget: "a", Summary: "1/4"}
+	base.Status.Targets[0].State, base.Status.Targets[0].Message = sbv1.TargetProvisioning, "1 of 4 clients ready"
+	start := metav1.NewTime(t0)
+	base.Status.Targets[0].MeasurementStartTime = &start
 	for _, row := range []struct {
 		name   string
 		change func(*sbv1.StorageBenchmarkStatus)
 		want   bool
 	}{
 		{"a target's message", func(s *sbv1.StorageBenchmarkStatus) { s.Targets[0].Message = "2 of 4 clients ready" }, true},
+		{"a target's first message", func(s *sbv1.StorageBenchmarkStatus) { s.Targets[1].Message = "0 of 4 claims bound" }, true},
 		{"the cell runs done", func(s *sbv1.StorageBenchmarkStatus) { s.Progress.CellsDone, s.Progress.Summary = 2, "2/4" }, true},
+		{"a message, with a time finer than the second it is stored to", func(s *sbv1.StorageBenchmarkStatus) {
+			s.Targets[0].Message = "2 of 4 clients ready"
+			finer := metav1.NewTime(t0.Add(300 * time.Millisecond))
+			s.Targets[0].MeasurementStartTime = &finer
+		}, true},
+		{"nothing, as stored", func(s *sbv1.StorageBenchmarkStatus) {
+			finer := metav1.NewTime(t0.Add(300 * time.Millisecond))
+			s.Targets[0].MeasurementStartTime = &finer
+		}, false},
 		{"a target's state", func(s *sbv1.StorageBenchmarkStatus) { s.Targets[0].State = sbv1.TargetPreparing }, false},
 		{"a message and a state", func(s *sbv1.StorageBenchmarkStatus) {
 			s.Targets[0].Message, s.Targets[1].State = "2 of 4 clients ready", sbv1.TargetRunning
@@ -35,13 +47,17 @@ func TestProgressOnly(t *testing.T) {
 	} {
 		t.Run(row.name, func(t *testing.T) {
 			after := base.DeepCopy()
-			row.change(after)
+			row.change(&after.Status)
 			before := base.DeepCopy()
 			if row.name == "progress first set" {
 				before, after = after, before
 			}
-			if got := progressOnly(before, after); got != row.want {
-				t.Errorf("progressOnly = %v, want %v", got, row.want)
+			change, err := diffStatus(before, after)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := change.progressOnly(); got != row.want {
+				t.Errorf("progressOnly = %v, want %v (changes %v)", got, row.want, change.ops)
 			}
 		})
 	}
