@@ -182,13 +182,15 @@ func (r *StorageBenchmarkReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		workers = DefaultMaxConcurrentReconciles
 	}
 	owner := handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), &sbv1.StorageBenchmark{}, handler.OnlyControllerOwner())
+	// Bursts are told apart in real time, whatever the run's clock says.
+	bursts := newDebouncer(clock.RealClock{})
 	return ctrl.NewControllerManagedBy(mgr).
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		For(&sbv1.StorageBenchmark{}).
-		Watches(&batchv1.Job{}, delayed(owner)).
-		Watches(&corev1.PersistentVolumeClaim{}, delayed(owner)).
-		Watches(&corev1.ConfigMap{}, delayed(owner)).
-		Watches(&corev1.Pod{}, delayed(podsToBenchmark)).
+		Watches(&batchv1.Job{}, bursts.delayed(owner)).
+		Watches(&corev1.PersistentVolumeClaim{}, bursts.delayed(owner)).
+		Watches(&corev1.ConfigMap{}, bursts.delayed(owner)).
+		Watches(&corev1.Pod{}, bursts.delayed(podsToBenchmark)).
 		Named("storagebenchmark").
 		Complete(r)
 }
