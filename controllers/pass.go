@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -112,60 +113,78 @@ func (r *StorageBenchmarkReconciler) advance(ctx context.Context, p *pass) (ctrl
 
 // runTargets moves the targets along: all at once with Parallel, else each
 // once the one before it is done, or has handed over its results (their
-// merge runs after the next target's start). It reports when to look
+// merge then runs after the next target's start). It reports when to look
 // again and whether every target is done. A failure ends the run, once
-// the results already handed over are stored: nothing measured is lost.
+// the results already handed over are stored: nothing measured is lost;
+// the first target's failure in spec order is the run's.
 func (r *StorageBenchmarkReconciler) runTargets(ctx context.Context, p *pass, s *snapshot) (wait time.Duration, allDone bool, err error) {
 	b := p.bench
+	parallel := b.Spec.TargetExecution == sbv1.TargetsParallel
+	// Every status entry first: adding one moves the others, and a merge
+	// keeps its target's entry until after the loop.
+	runs := make([]*targetRun, len(b.Spec.Targets))
+	for i := range runs {
+		runs[i] = r.targetRun(p, i)
+	}
 	allDone = true
-	var failed *targetRun
+	failedAt := -1
 	var failure *runFailure
-	// moved takes a target's step and reports whether the targets after
+	// moved takes target i's step and reports whether the targets after
 	// it may move.
-	moved := func(t *targetRun, step targetStep) bool {
-		if step.failure != nil && failure == nil {
-			failed, failure = t, step.failure
+	moved := func(i int, step targetStep) bool {
+		if step.failure != nil && (failedAt < 0 || i < failedAt) {
+			failedAt, failure = i, step.failure
 		}
 		if step.wait > 0 && (wait == 0 || step.wait < wait) {
 			wait = step.wait
 		}
 		if !step.done {
 			allDone = false
-			return failure == nil && b.Spec.TargetExecution == sbv1.TargetsParallel
+			return failure == nil && parallel
 		}
 		return true
 	}
-	var merges []func() (targetStep, error)
-	var merging []*targetRun
-	var targetErr error
-	for i := range b.Spec.Targets {
-		t := r.targetRun(p, i)
+	type queuedMerge struct {
+		target int
+		merge  func() (targetStep, error)
+	}
+	var merges []queuedMerge
+	var firstErr error
+	for i, t := range runs {
 		step, err := r.runTarget(ctx, p, s, t)
+		if err == nil && step.merge != nil {
+			if !parallel {
+				// The next target starts first.
+				merges = append(merges, queuedMerge{i, step.merge})
+				continue
+			}
+			step, err = step.merge()
+		}
 		if err != nil {
 			// Retried; the merges of the targets before it need not wait.
-			targetErr = err
+			firstErr = err
 			break
 		}
-		if step.merge != nil {
-			merges, merging = append(merges, step.merge), append(merging, t)
+		if !moved(i, step) {
+			break
+		}
+	}
+	for _, m := range merges {
+		step, err := m.merge()
+		if err != nil {
+			firstErr = cmp.Or(firstErr, err)
+			allDone = false
 			continue
 		}
-		if !moved(t, step) {
-			break
-		}
-	}
-	for i, merge := range merges {
-		step, err := merge()
-		if err != nil {
-			return 0, false, err
-		}
-		moved(merging[i], step)
-	}
-	if targetErr != nil {
-		return 0, false, targetErr
+		moved(m.target, step)
 	}
 	if failure != nil {
-		r.failRun(p, s, failed, failure)
+		// The run is over: an error on another target changes nothing.
+		r.failRun(p, s, runs[failedAt], failure)
+		return wait, false, nil
+	}
+	if firstErr != nil {
+		return 0, false, firstErr
 	}
 	return wait, allDone, nil
 }

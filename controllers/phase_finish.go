@@ -37,6 +37,12 @@ func failRunStatus(b *sbv1.StorageBenchmark, s *snapshot, failed *sbv1.TargetSta
 		if st.State != sbv1.TargetSucceeded && st.State != sbv1.TargetFailed {
 			st.State = sbv1.TargetFailed
 			st.Message = "not run: the run failed on target " + failed.Name
+			if st.ProvisioningStartTime != nil {
+				// Started beside the failing target (Parallel), or
+				// after the one before it handed over: its claims and
+				// clients exist, kept like the failing target's.
+				st.Message = "stopped: the run failed on target " + failed.Name
+			}
 		}
 	}
 	completed := metav1.NewTime(now)

@@ -45,6 +45,13 @@ func TestFailRun(t *testing.T) {
 			"Failed: not run: the run failed on target t1"},
 		conditions: []string{"Stalled=True/VolumeNotBound", "Completed=True/VolumeNotBound", "Ready=False/VolumeNotBound"},
 	}, {
+		name:    "a target started already is marked as stopped, not as not run",
+		bench:   two(withTarget("t1", provisioning(-time.Minute)), withTarget("t2", provisioning(-time.Second))),
+		failure: runFailure{sbv1.ReasonResultsUnreadable, "target t1: no client report in the log"},
+		states: []string{"Failed: not run: the run failed on target t1", "Failed: target t1: no client report in the log",
+			"Failed: stopped: the run failed on target t1"},
+		conditions: []string{"Stalled=True/ResultsUnreadable", "Completed=True/ResultsUnreadable", "Ready=False/ResultsUnreadable"},
+	}, {
 		name:    "a long cause is cut to 1024 characters in the target's message, not in the conditions",
 		bench:   two(),
 		failure: runFailure{sbv1.ReasonResultsUnreadable, long},

@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -42,10 +43,10 @@ func TestSequentialTargetsStartTheNextOneBeforeMergingTheOneBefore(t *testing.T)
 	if err != nil || allDone || wait == 0 {
 		t.Fatalf("runTargets: wait %s, all done %v, err %v", wait, allDone, err)
 	}
-	next := max(position(h.calls, "create PersistentVolumeClaim/bench-t2-*"), position(h.calls, "create Job/bench-t2-*"))
+	claims, jobs := position(h.calls, "create PersistentVolumeClaim/bench-t2-*"), position(h.calls, "create Job/bench-t2-*")
 	merged := position(h.calls, "create ConfigMap/bench-t1-results")
 	cleanedUp := position(h.calls, "delete Job/bench-t1-*")
-	if next < 0 || merged < 0 || cleanedUp < 0 || next > merged || next > cleanedUp {
+	if claims < 0 || jobs < 0 || merged < 0 || cleanedUp < 0 || max(claims, jobs) > min(merged, cleanedUp) {
 		t.Errorf("t2's claims and Jobs must be created before t1's results are stored and its clients deleted; writes:\n  %v", h.calls)
 	}
 	if st := targetStatus(b, "t1"); st.State != sbv1.TargetSucceeded || st.CollectionMilliseconds == nil || *st.CollectionMilliseconds != 9000 {
@@ -84,5 +85,72 @@ func TestAnAPIErrorOnTheNextTargetStillStoresTheResultsHandedOver(t *testing.T) 
 	}
 	if position(h.calls, "create ConfigMap/bench-t1-results") < 0 || targetStatus(b, "t1").State != sbv1.TargetSucceeded {
 		t.Errorf("t1's results were not stored (t1 %s); writes: %v", targetStatus(b, "t1").State, h.calls)
+	}
+}
+
+// unreadable gives t1's clients logs without a report: their merge fails
+// the run.
+func unreadable(b *sbv1.StorageBenchmark) map[string]string {
+	logs := reports(b)
+	for pod := range logs {
+		logs[pod] = "the engine printed nothing usable\n"
+	}
+	return logs
+}
+
+func TestParallelTargetsMergeAtOnce(t *testing.T) {
+	b, objs := twoTargetsOneHandedOver()
+	b.Spec.TargetExecution = sbv1.TargetsParallel
+	h := newHarness(t, b, objs)
+	h.logs.logs = reports(b)
+	if _, _, err := h.r.runTargets(context.Background(), h.pass(), h.snapshot()); err != nil {
+		t.Fatal(err)
+	}
+	merged, next := position(h.calls, "create ConfigMap/bench-t1-results"), position(h.calls, "create PersistentVolumeClaim/bench-t2-*")
+	if merged < 0 || next < 0 || merged > next {
+		t.Errorf("in Parallel nothing waits for a merge: t1's results first, then t2's claims; writes:\n  %v", h.calls)
+	}
+}
+
+func TestTheRunFailsOnTheFirstTargetInSpecOrder(t *testing.T) {
+	for execution, t2Message := range map[sbv1.TargetExecution]string{
+		// t2 started while t1's merge waited.
+		sbv1.TargetsSequential: "stopped: the run failed on target t1",
+		// t1's merge ran first, and its failure ended the pass.
+		sbv1.TargetsParallel: "not run: the run failed on target t1",
+	} {
+		t.Run(string(execution), func(t *testing.T) {
+			b, objs := twoTargetsOneHandedOver(func(b *sbv1.StorageBenchmark) []client.Object {
+				return jobsOf(b, "t2", jobFailed("BackoffLimitExceeded", "Job has reached the specified backoff limit"))
+			})
+			b.Spec.TargetExecution = execution
+			h := newHarness(t, b, objs)
+			h.logs.logs = unreadable(b)
+			if _, _, err := h.r.runTargets(context.Background(), h.pass(), h.snapshot()); err != nil {
+				t.Fatal(err)
+			}
+			t1, t2 := targetStatus(b, "t1"), targetStatus(b, "t2")
+			if t1.State != sbv1.TargetFailed || !strings.Contains(t1.Message, "t1") || strings.HasPrefix(t1.Message, "stopped") {
+				t.Errorf("t1 %s: %q; want Failed with its own cause", t1.State, t1.Message)
+			}
+			if t2.State != sbv1.TargetFailed || t2.Message != t2Message {
+				t.Errorf("t2 %s: %q; want %q", t2.State, t2.Message, t2Message)
+			}
+			if c := meta.FindStatusCondition(b.Status.Conditions, sbv1.ConditionStalled); c == nil || c.Reason != sbv1.ReasonResultsUnreadable {
+				t.Errorf("Stalled %v, want ResultsUnreadable (t1's cause)", c)
+			}
+		})
+	}
+}
+
+func TestAMergeFailureEndsTheRunEvenWhenTheNextTargetErrs(t *testing.T) {
+	b, objs := twoTargetsOneHandedOver()
+	h := newHarness(t, b, objs, failing("create", "PersistentVolumeClaim", "", errors.New("quota exceeded")))
+	h.logs.logs = unreadable(b)
+	if _, _, err := h.r.runTargets(context.Background(), h.pass(), h.snapshot()); err != nil {
+		t.Errorf("err %v: the run has failed, nothing is left to retry", err)
+	}
+	if st := targetStatus(b, "t1"); st.State != sbv1.TargetFailed || !meta.IsStatusConditionTrue(b.Status.Conditions, sbv1.ConditionStalled) {
+		t.Errorf("t1 %s (%s), conditions %v: want the run failed on t1", st.State, st.Message, b.Status.Conditions)
 	}
 }
