@@ -23,8 +23,8 @@ import (
 //
 // A fixed delay after the first event, as before, either cut bursts longer
 // than it in two and then waited the whole delay again after their end
-// (64 clients on this machine: the harness's burst takes about 400 ms),
-// or made every phase of every target wait the delay.
+// (the scale harness makes a target's 64 pods ready over about half a
+// second), or made every phase of every target wait the delay.
 const (
 	burstQuiet   = 100 * time.Millisecond
 	burstMaxWait = 250 * time.Millisecond

@@ -127,6 +127,7 @@ func (r *StorageBenchmarkReconciler) runTargets(ctx context.Context, p *pass, s 
 		runs[i] = r.targetRun(p, i)
 	}
 	allDone = true
+	var next targetStep // when to look again: the soonest of the steps
 	failedAt := -1
 	var failure *runFailure
 	// moved takes target i's step and reports whether the targets after
@@ -135,9 +136,7 @@ func (r *StorageBenchmarkReconciler) runTargets(ctx context.Context, p *pass, s 
 		if step.failure != nil && (failedAt < 0 || i < failedAt) {
 			failedAt, failure = i, step.failure
 		}
-		if step.wait > 0 && (wait == 0 || step.wait < wait) {
-			wait = step.wait
-		}
+		next = next.lookAgainBy(step.wait)
 		if !step.done {
 			allDone = false
 			return failure == nil && parallel
@@ -181,12 +180,12 @@ func (r *StorageBenchmarkReconciler) runTargets(ctx context.Context, p *pass, s 
 	if failure != nil {
 		// The run is over: an error on another target changes nothing.
 		r.failRun(p, s, runs[failedAt], failure)
-		return wait, false, nil
+		return next.wait, false, nil
 	}
 	if firstErr != nil {
 		return 0, false, firstErr
 	}
-	return wait, allDone, nil
+	return next.wait, allDone, nil
 }
 
 // targetRun pairs a target's spec with its status entry and plan.

@@ -24,8 +24,8 @@ import (
 // collect waits for every client to finish after the timetable's end. Once
 // all have handed over, the step carries the rest of the collection
 // (reading the reports from the logs, merging them, storing the target's
-// results and the cleanup) as merge, which advance runs after the next
-// target has been started.
+// results and the cleanup) as merge, which runTargets runs: at once with
+// Parallel, else after the next target's start.
 func (r *StorageBenchmarkReconciler) collect(ctx context.Context, p *pass, s *snapshot, t *targetRun, start plan.StartRecord) (targetStep, error) {
 	b := p.bench
 	end := start.Start.Add(t.plan.Duration())
