@@ -111,6 +111,7 @@ var optionAliases = map[string]string{
 	"timeout":           "runtime",
 	"io_limit":          "io_size",
 	"wait_for_previous": "stonewall",
+	"iodepth_batch":     "iodepth_batch_submit",
 }
 
 func init() {
@@ -203,6 +204,12 @@ func init() {
 			return err
 		}},
 		{name: "iodepth", help: "IOs in flight per clone (default 1)", apply: numberOpt(countKind(1), func(j *JobSpec, v int64) { j.IODepth = int(v) })},
+		{name: "iodepth_batch_submit", help: "IOs handed to the kernel per submission (default 1: each as soon as it is prepared; 0: every free slot at once)", apply: numberOpt(countKind(0), func(j *JobSpec, v int64) {
+			if v == 0 {
+				v = maxSubmitBatch // fio's 0: up to iodepth
+			}
+			j.SubmitBatch = int(min(v, maxSubmitBatch))
+		})},
 		{name: "numjobs", help: "clones of this job, each on its own thread (default 1)", apply: numberOpt(countKind(1), func(j *JobSpec, v int64) { j.NumJobs = int(v) })},
 		{name: "runtime", help: "length of the measured phase (bare number = seconds)", apply: numberOpt(timeKind, func(j *JobSpec, v int64) { j.Runtime = time.Duration(v) })},
 		{name: "ramp_time", help: "warm-up before measuring; stats are reset after it", apply: numberOpt(timeKind, func(j *JobSpec, v int64) { j.Ramp = time.Duration(v) })},

@@ -86,6 +86,8 @@ func TestParseArgsErrors(t *testing.T) {
 		{[]string{"--name=a", "--size=1m", "--iodepth=0"}, "iodepth"},
 		{[]string{"--name=a", "--size=1m", "--iodepth=100000"}, "iodepth"},
 		{[]string{"--name=a", "--size=1m", "--numjobs=0"}, "numjobs"},
+		{[]string{"--name=a", "--size=1m", "--iodepth_batch_submit=-1"}, `--iodepth_batch_submit=-1: "-1" is not a count (negative)`},
+		{[]string{"--name=a", "--size=1m", "--iodepth_batch=x"}, `--iodepth_batch_submit=x: "x" is not a count`},
 		{[]string{"--name=a", "--size=1m", "--nrfiles=0"}, "nrfiles"},
 		{[]string{"--name=a", "--size=1m", "--rwmixread=101"}, "rwmixread"},
 		{[]string{"--name=a", "--size=1m", "--time_based"}, "needs a runtime"},

@@ -125,6 +125,11 @@ type JobSpec struct {
 	Stonewall, NewGroup bool
 	// IODepth is the number of IOs kept in flight per clone.
 	IODepth int
+	// SubmitBatch is how many prepared IOs go to the kernel in one
+	// submission (fio's iodepth_batch_submit): 0 is fio's default, 1;
+	// anything above IODepth submits every free slot at once (fio's 0,
+	// stored as maxSubmitBatch).
+	SubmitBatch int
 	// NumJobs is the number of clones.
 	NumJobs int
 	// Runtime bounds the measured phase (after Ramp); 0 = until Size bytes
@@ -286,6 +291,19 @@ type RunOptions struct {
 // defaultInterval is the time-series interval when RunOptions leaves it 0.
 const defaultInterval = time.Second
 
+// maxSubmitBatch is the largest iodepth_batch_submit, iodepth's maximum:
+// a larger one submits no more at once.
+const maxSubmitBatch = 4096
+
+// submitEvery is how many prepared IOs one submission takes at a queue
+// depth of depth: iodepth_batch_submit, 1 when unset, at most depth.
+func (j *JobSpec) submitEvery(depth int) int {
+	if j.SubmitBatch == 0 {
+		return 1
+	}
+	return min(j.SubmitBatch, depth)
+}
+
 // defaultJob is fio's defaults plus ours (ioengine auto, fill ifmissing).
 func defaultJob() JobSpec {
 	return JobSpec{
@@ -403,6 +421,8 @@ func (j *JobSpec) validate() error {
 		return bad("bsrange", "size step %d does not divide the range %d-%d", j.BSStep, j.BSMin, j.BSMax)
 	case j.IODepth < 1 || j.IODepth > 4096:
 		return bad("iodepth", "%d is outside 1..4096", j.IODepth)
+	case j.SubmitBatch < 0 || j.SubmitBatch > maxSubmitBatch:
+		return bad("iodepth_batch_submit", "%d is outside 0..%d", j.SubmitBatch, maxSubmitBatch)
 	case j.NumJobs < 1 || j.NumJobs > 1024:
 		return bad("numjobs", "%d is outside 1..1024", j.NumJobs)
 	case j.NrFiles < 1 || j.NrFiles > 65536:
