@@ -70,12 +70,15 @@ type worker struct {
 	slots    []slot
 	free     []int32
 	batch    []int32
-	comps    []completion
-	rng      rng
-	split    *sizeSplit   // bssplit's sizes, nil without it
-	draws    []*blockDraw // random_distribution's, per file; nil: uniform
-	sizeStep int64
-	align    int64
+	// submitEvery is how many prepared IOs each submission hands to the
+	// kernel (iodepth_batch_submit).
+	submitEvery int
+	comps       []completion
+	rng         rng
+	split       *sizeSplit   // bssplit's sizes, nil without it
+	draws       []*blockDraw // random_distribution's, per file; nil: uniform
+	sizeStep    int64
+	align       int64
 
 	// timeSlat is false for psync, whose IO happens in wait: there is no
 	// separate submission to time (fio reports no slat for it either).
@@ -216,6 +219,7 @@ func (w *worker) setup() error {
 		w.free = append(w.free, int32(i))
 	}
 	w.batch = make([]int32, 0, w.depth)
+	w.submitEvery = j.submitEvery(w.depth)
 	w.comps = make([]completion, 0, 2*w.depth)
 	w.sizeStep = j.sizeStep()
 	w.split = newSizeSplit(j.BSSplit)
@@ -292,8 +296,9 @@ type runSchedule struct {
 }
 
 // run is the IO loop. Each iteration issues what it may (all free slots, or
-// what the pacer says is due), then submits and waits in one backend call,
-// then accounts the completions with one timestamp per batch, as fio does.
+// what the pacer says is due), submitting as iodepth_batch_submit says,
+// then waits, then accounts the completions with one timestamp per batch,
+// as fio does.
 func (w *worker) run(s runSchedule) {
 	j := w.job
 	start, started := w.waitToStart(s)
@@ -390,40 +395,29 @@ func (w *worker) run(s runSchedule) {
 				n = min(n, pace.due(now))
 			}
 			w.batch = w.batch[:0]
-			for ; n > 0; n-- {
+			sent, prepared := 0, now
+			var err error
+			for ; n > 0 && err == nil; n-- {
 				if !w.prepOne(now, pace, measuring) {
 					break
 				}
-				if w.think != nil && !w.readingBack() && !isSync(w.slots[w.batch[len(w.batch)-1]].op) && w.think.issuedOne(now) {
+				thinkDue := w.think != nil && !w.readingBack() && !isSync(w.slots[w.batch[len(w.batch)-1]].op) && w.think.issuedOne(now)
+				if len(w.batch)-sent >= w.submitEvery {
+					inflight += len(w.batch) - sent
+					prepared, err = w.send(w.batch[sent:], prepared, inflight, measuring, pace == nil && w.dirPace == nil)
+					sent = len(w.batch)
+				}
+				if thinkDue {
 					break // the think is due: issue no more
 				}
 			}
-			if len(w.batch) > 0 {
-				w.ran = true
-				inflight += len(w.batch)
-				if measuring {
-					w.stats.depth[depthBucket(inflight)] += int64(len(w.batch))
-				}
-				// Submission is timed on its own, as fio does: slat
-				// runs from preparation (now) to the kernel having
-				// accepted the batch, clat from there to completion.
-				if err := w.be.submit(); err != nil {
-					w.fail(fmt.Errorf("job %q: %w", j.Name, err))
-					break
-				}
-				ts := nanotime()
-				for _, i := range w.batch {
-					sl := &w.slots[i]
-					sl.issue = ts
-					if pace == nil && w.dirPace == nil {
-						sl.intended = now
-					}
-					sl.slat = -1
-					if measuring && w.timeSlat && !isSync(sl.op) {
-						sl.slat = ts - now
-						w.stats.dir[sl.op].slat.Record(sl.slat)
-					}
-				}
+			if err == nil && len(w.batch) > sent {
+				inflight += len(w.batch) - sent
+				_, err = w.send(w.batch[sent:], prepared, inflight, measuring, pace == nil && w.dirPace == nil)
+			}
+			if err != nil {
+				w.fail(fmt.Errorf("job %q: %w", j.Name, err))
+				break
 			}
 		}
 		// How many completions to wait for, and how long: see decideWait.
@@ -495,6 +489,36 @@ func (w *worker) run(s runSchedule) {
 		}
 	}
 	w.stats.finish(nanotime())
+}
+
+// send submits the prepared IOs of batch, which inflight already counts,
+// and stamps them. Submission is timed on its own, as fio does: slat runs
+// from preparation (prepared) to the kernel having accepted the IOs, clat
+// from there to completion. An unpaced IO is intended when it was
+// prepared. It returns when the kernel accepted them: the next IOs'
+// preparation starts there.
+func (w *worker) send(batch []int32, prepared int64, inflight int, measuring, unpaced bool) (int64, error) {
+	w.ran = true
+	if measuring {
+		w.stats.depth[depthBucket(inflight)] += int64(len(batch))
+	}
+	if err := w.be.submit(); err != nil {
+		return 0, err
+	}
+	ts := nanotime()
+	for _, i := range batch {
+		sl := &w.slots[i]
+		sl.issue = ts
+		if unpaced {
+			sl.intended = prepared
+		}
+		sl.slat = -1
+		if measuring && w.timeSlat && !isSync(sl.op) {
+			sl.slat = ts - prepared
+			w.stats.dir[sl.op].slat.Record(sl.slat)
+		}
+	}
+	return ts, nil
 }
 
 // prepOne prepares the next IO into a free slot. It returns false when the
