@@ -318,7 +318,7 @@ print("%-34s %9.0f %9.0f %6.3f | %8.2f %8.2f %6.3f | %8.2f %8.2f %6.3f | %6.0f/%
     f["pcpu"], s["pcpu"], ratio(s["pcpu"], f["pcpu"]),
     f["p50"], f["p99"], s["p50"], s["p99"], depth["fio"] + "/" + depth["sb"], spread("fio"), spread("sb")))
 if depth["fio"] != depth["sb"]:
-    print("  ^ not the same queue depth as the tools count it: the ratio may compare unequal work (fio's io_uring engine rounds iodepth up to a power of two; fio's null engine counts each one-IO commit as depth 1)")
+    print("  ^ not the same queue depth as the tools count it: the ratio may compare unequal work (fio's io_uring engine rounds iodepth up to a power of two; fio's null engine counts each one-IO commit as depth 1; otherwise the tools did hand IOs to the kernel with different numbers already in flight)")
 PY
 }
 
