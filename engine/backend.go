@@ -31,10 +31,12 @@ type backend interface {
 	// apart.
 	submit() error
 	// wait waits until at least minComplete IOs completed or timeout
-	// passed (timeout <= 0: no limit), appending completions to out. With
-	// nothing in flight and minComplete > 0 it sleeps for the timeout,
-	// which is how a paced worker waits for its next due IO.
-	wait(minComplete int, timeout time.Duration, out []completion) ([]completion, error)
+	// passed (timeout <= 0: no limit), appending at most maxComplete
+	// completions to out (maxComplete >= max(minComplete, 1)); the others
+	// stay for the next wait. With nothing in flight and minComplete > 0
+	// it sleeps for the timeout, which is how a paced worker waits for its
+	// next due IO.
+	wait(minComplete, maxComplete int, timeout time.Duration, out []completion) ([]completion, error)
 	close()
 }
 

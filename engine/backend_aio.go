@@ -25,7 +25,7 @@ func (b *aioBackend) prepSync(file int, datasync bool, slot int) {
 	b.c.PrepFsync(file, datasync, uint64(slot))
 }
 func (b *aioBackend) submit() error { return b.c.Submit() }
-func (b *aioBackend) wait(minComplete int, timeout time.Duration, out []completion) ([]completion, error) {
+func (b *aioBackend) wait(minComplete, maxComplete int, timeout time.Duration, out []completion) ([]completion, error) {
 	if b.c.Unsent() > 0 {
 		// A partial io_submit (EAGAIN) left IOs queued: retry first.
 		if err := b.c.Submit(); err != nil {
@@ -36,7 +36,7 @@ func (b *aioBackend) wait(minComplete int, timeout time.Duration, out []completi
 		timeout = 1 // poll: a (nearly) zero timespec returns at once
 	}
 	var err error
-	b.scratch, err = b.c.Wait(minComplete, timeout, b.scratch[:0])
+	b.scratch, err = b.c.Wait(minComplete, maxComplete, timeout, b.scratch[:0])
 	for _, c := range b.scratch {
 		out = append(out, completion{slot: int32(c.UserData), res: c.Res})
 	}

@@ -61,7 +61,7 @@ func fdSize(fd int) (int64, error) {
 	return st.Size, nil
 }
 
-func (b *mmapBackend) wait(minComplete int, timeout time.Duration, out []completion) ([]completion, error) {
+func (b *mmapBackend) wait(minComplete, _ int, timeout time.Duration, out []completion) ([]completion, error) {
 	return b.waitWith(minComplete, timeout, out, func() (int32, error) { return b.do(), nil })
 }
 

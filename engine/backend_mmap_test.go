@@ -29,14 +29,14 @@ func TestAMappedFileTruncatedUnderTheJobFailsTheIO(t *testing.T) {
 	defer b.close()
 	buf := make([]byte, 4096)
 	b.prepWrite(0, buf, 4096, 0)
-	if out, err := b.wait(1, 0, nil); err != nil || len(out) != 1 || out[0].res != 4096 {
+	if out, err := b.wait(1, 1, 0, nil); err != nil || len(out) != 1 || out[0].res != 4096 {
 		t.Fatalf("a write through the mapping: %v %+v", err, out)
 	}
 	if err := unix.Ftruncate(fd, 0); err != nil {
 		t.Fatal(err)
 	}
 	b.prepRead(0, buf, 4096, 1)
-	out, err := b.wait(1, 0, nil)
+	out, err := b.wait(1, 1, 0, nil)
 	if err != nil || len(out) != 1 || out[0].res != -int32(unix.EIO) {
 		t.Fatalf("a read past the truncated end: %v %+v, want EIO", err, out)
 	}

@@ -27,14 +27,15 @@ func (b *nullBackend) submit() error {
 	return nil
 }
 
-func (b *nullBackend) wait(minComplete int, timeout time.Duration, out []completion) ([]completion, error) {
+func (b *nullBackend) wait(minComplete, maxComplete int, timeout time.Duration, out []completion) ([]completion, error) {
 	if len(b.submitted) == 0 && minComplete > 0 && timeout > 0 {
 		// Nothing in flight: a paced or thinking worker sleeps until
 		// its next IO, as with the other backends.
 		time.Sleep(timeout)
 	}
-	out = append(out, b.submitted...)
-	b.submitted = b.submitted[:0]
+	n := min(len(b.submitted), maxComplete)
+	out = append(out, b.submitted[:n]...)
+	b.submitted = b.submitted[:copy(b.submitted, b.submitted[n:])]
 	return out, nil
 }
 

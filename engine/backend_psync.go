@@ -63,7 +63,7 @@ type psyncBackend struct {
 	fds []int
 }
 
-func (b *psyncBackend) wait(minComplete int, timeout time.Duration, out []completion) ([]completion, error) {
+func (b *psyncBackend) wait(minComplete, _ int, timeout time.Duration, out []completion) ([]completion, error) {
 	return b.waitWith(minComplete, timeout, out, b.do)
 }
 

@@ -55,15 +55,17 @@ func TestBackendsReadBackWhatTheyWrote(t *testing.T) {
 					written[i+k] = bytes.Clone(buf)
 					be.prepWrite(0, buf, int64((i+k)*bs), k)
 				}
-				waitFor(t, be, depth, bs)
+				waitFor(t, be, depth, depth, bs)
 			}
 			be.prepSync(0, false, 0)
-			waitFor(t, be, 1, 0)
+			waitFor(t, be, 1, 1, 0)
 			for i := 0; i < blocks; i += depth {
 				for k := 0; k < depth; k++ {
 					be.prepRead(0, a.slot(depth + k)[:bs], int64((i+k)*bs), depth+k)
 				}
-				waitFor(t, be, depth, bs)
+				// One completion per wait, fio's default: the rest
+				// stay for the next waits.
+				waitFor(t, be, depth, 1, bs)
 				for k := 0; k < depth; k++ {
 					if !bytes.Equal(a.slot(depth + k)[:bs], written[i+k]) {
 						t.Fatalf("block %d read back differs from what was written", i+k)
@@ -74,7 +76,9 @@ func TestBackendsReadBackWhatTheyWrote(t *testing.T) {
 	}
 }
 
-func waitFor(t *testing.T, be backend, n int, res int32) {
+// waitFor submits what is prepared and waits until n IOs completed with
+// result res, reaping at most most per wait.
+func waitFor(t *testing.T, be backend, n, most int, res int32) {
 	t.Helper()
 	var got []completion
 	deadline := time.Now().Add(10 * time.Second)
@@ -82,9 +86,13 @@ func waitFor(t *testing.T, be backend, n int, res int32) {
 		if err := be.submit(); err != nil {
 			t.Fatal(err)
 		}
+		before := len(got)
 		var err error
-		if got, err = be.wait(1, time.Second, got); err != nil {
+		if got, err = be.wait(1, most, time.Second, got); err != nil {
 			t.Fatal(err)
+		}
+		if len(got)-before > most {
+			t.Fatalf("one wait reaped %d completions, at most %d asked for", len(got)-before, most)
 		}
 	}
 	if len(got) != n {

@@ -29,9 +29,9 @@ func (b *uringBackend) submit() error {
 	}
 	return b.r.SubmitAndWait(0, 0)
 }
-func (b *uringBackend) wait(minComplete int, timeout time.Duration, out []completion) ([]completion, error) {
+func (b *uringBackend) wait(minComplete, maxComplete int, timeout time.Duration, out []completion) ([]completion, error) {
 	// Completions may already be posted: then do not enter the kernel.
-	b.scratch = b.r.Reap(b.scratch[:0])
+	b.scratch = b.r.Reap(b.scratch[:0], maxComplete)
 	if len(b.scratch) < minComplete || b.r.Unsent() > 0 {
 		// With unsent IOs left over (the kernel refused part of a
 		// submission) enough completions may already be in hand: then
@@ -39,7 +39,7 @@ func (b *uringBackend) wait(minComplete int, timeout time.Duration, out []comple
 		if err := b.r.SubmitAndWait(completionsStillNeeded(minComplete, len(b.scratch)), timeout); err != nil {
 			return out, err
 		}
-		b.scratch = b.r.Reap(b.scratch)
+		b.scratch = b.r.Reap(b.scratch, maxComplete-len(b.scratch))
 	}
 	for _, c := range b.scratch {
 		out = append(out, completion{slot: int32(c.UserData), res: c.Res})

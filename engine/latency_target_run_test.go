@@ -50,7 +50,7 @@ func (d *queueDevice) submit() error {
 	return nil
 }
 
-func (d *queueDevice) wait(minComplete int, timeout time.Duration, out []completion) ([]completion, error) {
+func (d *queueDevice) wait(minComplete, maxComplete int, timeout time.Duration, out []completion) ([]completion, error) {
 	if len(d.queued) > 0 && minComplete > 0 {
 		until := d.queued[0].due
 		if timeout > 0 {
@@ -61,7 +61,7 @@ func (d *queueDevice) wait(minComplete int, timeout time.Duration, out []complet
 		}
 	}
 	now := nanotime()
-	for len(d.queued) > 0 && d.queued[0].due <= now {
+	for reaped := 0; len(d.queued) > 0 && d.queued[0].due <= now && reaped < maxComplete; reaped++ {
 		out = append(out, d.queued[0].c)
 		d.queued = d.queued[1:]
 	}

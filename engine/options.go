@@ -103,15 +103,16 @@ func rejectList(s string) error {
 var jobOptions = map[string]option{}
 
 var optionAliases = map[string]string{
-	"blocksize":         "bs",
-	"readwrite":         "rw",
-	"blocksize_range":   "bsrange",
-	"ba":                "blockalign",
-	"nr_files":          "nrfiles",
-	"timeout":           "runtime",
-	"io_limit":          "io_size",
-	"wait_for_previous": "stonewall",
-	"iodepth_batch":     "iodepth_batch_submit",
+	"blocksize":              "bs",
+	"readwrite":              "rw",
+	"blocksize_range":        "bsrange",
+	"ba":                     "blockalign",
+	"nr_files":               "nrfiles",
+	"timeout":                "runtime",
+	"io_limit":               "io_size",
+	"wait_for_previous":      "stonewall",
+	"iodepth_batch":          "iodepth_batch_submit",
+	"iodepth_batch_complete": "iodepth_batch_complete_min",
 }
 
 func init() {
@@ -209,6 +210,12 @@ func init() {
 				v = maxSubmitBatch // fio's 0: up to iodepth
 			}
 			j.SubmitBatch = int(min(v, maxSubmitBatch))
+		})},
+		{name: "iodepth_batch_complete_min", help: "completions a wait reaps at least (default 1; 0 acts as 1, as fio's does with a full queue)", apply: numberOpt(countKind(0), func(j *JobSpec, v int64) {
+			j.CompleteMin = int(min(v, maxSubmitBatch)) // a wait never reaps more than iodepth
+		})},
+		{name: "iodepth_batch_complete_max", help: "completions a wait reaps at most (default: iodepth_batch_complete_min; fio's default of 1 keeps the queue at its depth)", apply: numberOpt(countKind(0), func(j *JobSpec, v int64) {
+			j.CompleteMax = int(min(v, maxSubmitBatch))
 		})},
 		{name: "numjobs", help: "clones of this job, each on its own thread (default 1)", apply: numberOpt(countKind(1), func(j *JobSpec, v int64) { j.NumJobs = int(v) })},
 		{name: "runtime", help: "length of the measured phase (bare number = seconds)", apply: numberOpt(timeKind, func(j *JobSpec, v int64) { j.Runtime = time.Duration(v) })},

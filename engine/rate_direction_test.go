@@ -54,7 +54,7 @@ func TestRatesPerDirectionRefuseWhatTheyCannotMean(t *testing.T) {
 // fio options the engine does not implement are refused naming the option
 // and why; those that change nothing it measures are accepted.
 func TestFiosOtherOptionsAreRefusedWithTheirReasonOrAccepted(t *testing.T) {
-	for _, o := range []string{"--iodepth_batch_complete_min=4", "--continue_on_error=all", "--kb_base=1000", "--write_hist_log=h"} {
+	for _, o := range []string{"--iodepth_low=4", "--continue_on_error=all", "--kb_base=1000", "--write_hist_log=h"} {
 		_, _, err := ParseArgs([]string{"--name=o", "--size=1m", o})
 		if err == nil || !strings.Contains(err.Error(), "is not supported: ") {
 			t.Errorf("%s: got %v, want it refused with the reason", o, err)

@@ -11,9 +11,6 @@ import (
 // why, rather than as an unknown word (docs/engine-job-files.md has the
 // same list).
 var refusedOptions = map[string]string{
-	"iodepth_batch_complete_min": "the engine submits IOs as iodepth_batch_submit says and reaps every completion there is; a minimum or maximum to reap is not implemented",
-	"iodepth_batch_complete":     "the engine submits IOs as iodepth_batch_submit says and reaps every completion there is; a minimum or maximum to reap is not implemented",
-	"iodepth_batch_complete_max": "the engine submits IOs as iodepth_batch_submit says and reaps every completion there is; a minimum or maximum to reap is not implemented",
 	"iodepth_low":                "the engine refills the queue as soon as a slot is free; a low watermark is not implemented",
 	"continue_on_error":          "a failed IO ends the job here, and the run fails naming it",
 	"ignore_error":               "a failed IO ends the job here, and the run fails naming it",

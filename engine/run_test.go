@@ -375,9 +375,9 @@ type failingBackend struct {
 	n, failAt int
 }
 
-func (f *failingBackend) wait(min int, timeout time.Duration, out []completion) ([]completion, error) {
+func (f *failingBackend) wait(least, most int, timeout time.Duration, out []completion) ([]completion, error) {
 	start := len(out)
-	out, err := f.backend.wait(min, timeout, out)
+	out, err := f.backend.wait(least, most, timeout, out)
 	for i := start; i < len(out); i++ {
 		if f.n++; f.n == f.failAt {
 			out[i].res = -int32(unix.EIO)

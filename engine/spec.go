@@ -130,6 +130,11 @@ type JobSpec struct {
 	// anything above IODepth submits every free slot at once (fio's 0,
 	// stored as maxSubmitBatch).
 	SubmitBatch int
+	// CompleteMin and CompleteMax bound the completions one wait reaps
+	// (fio's iodepth_batch_complete_min and _max). 0 is fio's default:
+	// at least one (fio waits for one with a full queue even at 0), and
+	// at most CompleteMin.
+	CompleteMin, CompleteMax int
 	// NumJobs is the number of clones.
 	NumJobs int
 	// Runtime bounds the measured phase (after Ramp); 0 = until Size bytes
@@ -291,8 +296,9 @@ type RunOptions struct {
 // defaultInterval is the time-series interval when RunOptions leaves it 0.
 const defaultInterval = time.Second
 
-// maxSubmitBatch is the largest iodepth_batch_submit, iodepth's maximum:
-// a larger one submits no more at once.
+// maxSubmitBatch is the largest iodepth_batch_submit and
+// iodepth_batch_complete_min and _max, iodepth's maximum: a larger one
+// submits or reaps no more at once.
 const maxSubmitBatch = 4096
 
 // submitEvery is how many prepared IOs one submission takes at a queue
@@ -302,6 +308,21 @@ func (j *JobSpec) submitEvery(depth int) int {
 		return 1
 	}
 	return min(j.SubmitBatch, depth)
+}
+
+// reapBounds is how many completions one wait reaps at a queue depth of
+// depth: at least lo, at most hi (iodepth_batch_complete_min and _max).
+// fio's default is one of each: it reaps one completion and refills its
+// slot, so the queue stays at its depth; reaping every completion there
+// is refills several slots one after another, each submitted with fewer
+// IOs in flight.
+func (j *JobSpec) reapBounds(depth int) (lo, hi int) {
+	lo = max(j.CompleteMin, 1)
+	hi = j.CompleteMax
+	if hi == 0 {
+		hi = lo
+	}
+	return min(lo, depth), min(hi, depth)
 }
 
 // defaultJob is fio's defaults plus ours (ioengine auto, fill ifmissing).
@@ -423,6 +444,12 @@ func (j *JobSpec) validate() error {
 		return bad("iodepth", "%d is outside 1..4096", j.IODepth)
 	case j.SubmitBatch < 0 || j.SubmitBatch > maxSubmitBatch:
 		return bad("iodepth_batch_submit", "%d is outside 0..%d", j.SubmitBatch, maxSubmitBatch)
+	case j.CompleteMin < 0 || j.CompleteMin > maxSubmitBatch:
+		return bad("iodepth_batch_complete_min", "%d is outside 0..%d", j.CompleteMin, maxSubmitBatch)
+	case j.CompleteMax < 0 || j.CompleteMax > maxSubmitBatch:
+		return bad("iodepth_batch_complete_max", "%d is outside 0..%d", j.CompleteMax, maxSubmitBatch)
+	case j.CompleteMax > 0 && j.CompleteMax < j.CompleteMin:
+		return bad("iodepth_batch_complete_max", "%d is below iodepth_batch_complete_min (%d)", j.CompleteMax, j.CompleteMin)
 	case j.NumJobs < 1 || j.NumJobs > 1024:
 		return bad("numjobs", "%d is outside 1..1024", j.NumJobs)
 	case j.NrFiles < 1 || j.NrFiles > 65536:

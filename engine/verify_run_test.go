@@ -46,9 +46,9 @@ func (b *tamperingBackend) prepRead(file int, buf []byte, off int64, slot int) {
 	b.backend.prepRead(file, buf, off, slot)
 }
 
-func (b *tamperingBackend) wait(minComplete int, timeout time.Duration, out []completion) ([]completion, error) {
+func (b *tamperingBackend) wait(minComplete, maxComplete int, timeout time.Duration, out []completion) ([]completion, error) {
 	start := len(out)
-	out, err := b.backend.wait(minComplete, timeout, out)
+	out, err := b.backend.wait(minComplete, maxComplete, timeout, out)
 	for _, c := range out[start:] {
 		if b.corruptPending[int(c.slot)] {
 			b.bufs[int(c.slot)][len(b.bufs[int(c.slot)])-1] ^= 0xff

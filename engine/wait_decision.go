@@ -40,6 +40,9 @@ type waitState struct {
 	// by a time already past reaps nothing: an io_uring's direct IOs
 	// complete only when the worker enters the kernel, so it spun).
 	readingBack bool
+	// reapLeast and reapMost are the job's bounds on the completions one
+	// wait reaps (JobSpec.reapBounds); 0 is taken as 1.
+	reapLeast, reapMost int
 }
 
 // waitDecision is the backend wait to make: wait(minComplete, timeout).
@@ -48,6 +51,9 @@ type waitDecision struct {
 	// timeout <= 0 with minComplete > 0 is an untimed wait, woken only
 	// by a completion; with minComplete 0 the backend only polls.
 	timeout time.Duration
+	// maxComplete is the most completions the wait reaps; the others
+	// wait for the next one.
+	maxComplete int
 }
 
 // decideWait chooses how many completions to wait for and for how long.
@@ -89,11 +95,15 @@ func decideWait(s waitState) waitDecision {
 		// IO or the think's end.
 		minComplete = 1
 	}
+	if minComplete > 0 && s.inflight > 0 {
+		// iodepth_batch_complete_min, never more than can come.
+		minComplete = min(max(s.reapLeast, 1), s.inflight)
+	}
 	if s.inflight > 0 && !s.paced && !s.stopping && s.end-s.now > int64(timedWaitWindow) &&
 		(s.measuring || s.rampEnd-s.now > int64(timedWaitWindow)) {
 		wait = 0
 	}
-	return waitDecision{minComplete: minComplete, timeout: time.Duration(wait)}
+	return waitDecision{minComplete: minComplete, timeout: time.Duration(wait), maxComplete: max(s.reapMost, minComplete, 1)}
 }
 
 // completionsStillNeeded is how many more completions a backend must wait

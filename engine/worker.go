@@ -73,12 +73,15 @@ type worker struct {
 	// submitEvery is how many prepared IOs each submission hands to the
 	// kernel (iodepth_batch_submit).
 	submitEvery int
-	comps       []completion
-	rng         rng
-	split       *sizeSplit   // bssplit's sizes, nil without it
-	draws       []*blockDraw // random_distribution's, per file; nil: uniform
-	sizeStep    int64
-	align       int64
+	// reapLeast and reapMost bound the completions one wait reaps
+	// (iodepth_batch_complete_min and _max).
+	reapLeast, reapMost int
+	comps               []completion
+	rng                 rng
+	split               *sizeSplit   // bssplit's sizes, nil without it
+	draws               []*blockDraw // random_distribution's, per file; nil: uniform
+	sizeStep            int64
+	align               int64
 
 	// timeSlat is false for psync, whose IO happens in wait: there is no
 	// separate submission to time (fio reports no slat for it either).
@@ -220,6 +223,7 @@ func (w *worker) setup() error {
 	}
 	w.batch = make([]int32, 0, w.depth)
 	w.submitEvery = j.submitEvery(w.depth)
+	w.reapLeast, w.reapMost = j.reapBounds(w.depth)
 	w.comps = make([]completion, 0, 2*w.depth)
 	w.sizeStep = j.sizeStep()
 	w.split = newSizeSplit(j.BSSplit)
@@ -433,9 +437,10 @@ func (w *worker) run(s runSchedule) {
 			ws.nextDue = w.dirPace.nextDue(now, j.readPercent())
 		}
 		ws.readingBack = w.readingBack()
+		ws.reapLeast, ws.reapMost = w.reapLeast, w.reapMost
 		wd := decideWait(ws)
 		var err error
-		w.comps, err = w.be.wait(wd.minComplete, wd.timeout, w.comps[:0])
+		w.comps, err = w.be.wait(wd.minComplete, wd.maxComplete, wd.timeout, w.comps[:0])
 		if err != nil {
 			w.fail(fmt.Errorf("job %q: %w", j.Name, err))
 			break // the backend is unusable; close cancels what is in flight

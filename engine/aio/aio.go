@@ -144,15 +144,16 @@ func (c *Context) Submit() error {
 }
 
 // Wait waits until at least minComplete IOs completed or timeout passed
-// (timeout <= 0: no limit) and appends the completions to out.
-func (c *Context) Wait(minComplete int, timeout time.Duration, out []Completion) ([]Completion, error) {
+// (timeout <= 0: no limit) and appends the completions, at most
+// maxComplete of them, to out; the others stay for the next Wait.
+func (c *Context) Wait(minComplete, maxComplete int, timeout time.Duration, out []Completion) ([]Completion, error) {
 	var tsp unsafe.Pointer
 	var ts unix.Timespec
 	if timeout > 0 {
 		ts = unix.NsecToTimespec(int64(timeout))
 		tsp = unsafe.Pointer(&ts)
 	}
-	n, _, errno := unix.Syscall6(unix.SYS_IO_GETEVENTS, c.ctx, uintptr(minComplete), uintptr(len(c.events)), uintptr(unsafe.Pointer(&c.events[0])), uintptr(tsp), 0)
+	n, _, errno := unix.Syscall6(unix.SYS_IO_GETEVENTS, c.ctx, uintptr(minComplete), uintptr(min(maxComplete, len(c.events))), uintptr(unsafe.Pointer(&c.events[0])), uintptr(tsp), 0)
 	if errno == unix.EINTR {
 		return out, nil
 	}

@@ -62,7 +62,7 @@ func waitAll(t *testing.T, c *Context, n int, wantRes int32) {
 			t.Fatal(err)
 		}
 		var err error
-		if got, err = c.Wait(1, time.Second, got); err != nil {
+		if got, err = c.Wait(1, 64, time.Second, got); err != nil {
 			t.Fatal(err)
 		}
 		if time.Now().After(deadline) {

@@ -307,11 +307,12 @@ func (r *Ring) SubmitAndWait(minComplete uint32, timeout time.Duration) error {
 // Unsent is the number of prepared IOs the kernel has not consumed yet.
 func (r *Ring) Unsent() int { return int(r.unsent) }
 
-// Reap appends every available completion to out and frees their slots.
-func (r *Ring) Reap(out []Completion) []Completion {
+// Reap appends the available completions, at most most of them, to out
+// and frees their slots; the others stay in the ring for the next Reap.
+func (r *Ring) Reap(out []Completion, most int) []Completion {
 	head := *r.cqHead // only this thread writes the head
 	tail := atomic.LoadUint32(r.cqTail)
-	for ; head != tail; head++ {
+	for ; head != tail && most > 0; head, most = head+1, most-1 {
 		c := &r.cqes[head&r.cqMask]
 		out = append(out, Completion{UserData: c.userData, Res: c.res})
 	}

@@ -82,7 +82,7 @@ func waitAll(t *testing.T, r *Ring, n int, wantRes int32) {
 		if err := r.SubmitAndWait(1, time.Second); err != nil {
 			t.Fatal(err)
 		}
-		got = r.Reap(got)
+		got = r.Reap(got, 64)
 		if time.Now().After(deadline) {
 			t.Fatalf("only %d of %d completions", len(got), n)
 		}
@@ -105,7 +105,7 @@ func TestTimedWaitReturnsWithoutCompletions(t *testing.T) {
 	if el := time.Since(start); el < 15*time.Millisecond || el > 2*time.Second {
 		t.Fatalf("timed wait took %v, want about 20ms", el)
 	}
-	if got := r.Reap(nil); len(got) != 0 {
+	if got := r.Reap(nil, 64); len(got) != 0 {
 		t.Fatalf("reaped %d completions from an idle ring", len(got))
 	}
 }
