@@ -45,7 +45,8 @@ type waitState struct {
 	reapLeast, reapMost int
 }
 
-// waitDecision is the backend wait to make: wait(minComplete, timeout).
+// waitDecision is the backend wait to make: wait(minComplete,
+// maxComplete, timeout).
 type waitDecision struct {
 	minComplete int
 	// timeout <= 0 with minComplete > 0 is an untimed wait, woken only
