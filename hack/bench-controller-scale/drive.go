@@ -68,8 +68,26 @@ type harness struct {
 	cluster *fakecluster.Cluster
 	manager *managerProcess
 
-	mu   sync.Mutex
-	busy time.Duration // time spent in the harness's own actions
+	mu    sync.Mutex
+	busy  time.Duration // time spent in the harness's own actions
+	turns turnWaits     // where the waits on the manager went
+}
+
+// turnWaits splits the time a benchmark waited on the manager by what it
+// waited for, one entry per target: its Jobs (after the clients of the
+// target before finished, or after the create), its start (after its pods
+// were ready), and Completed after the last clients finished. Each
+// includes up to one harness poll interval.
+type turnWaits struct {
+	jobs, start []time.Duration
+	completed   time.Duration
+}
+
+// waited records a wait on the manager under what it was for.
+func (h *harness) waited(list *[]time.Duration, since time.Time) {
+	h.mu.Lock()
+	*list = append(*list, time.Since(since))
+	h.mu.Unlock()
 }
 
 // timed runs one of the harness's own actions and accounts its time.
@@ -100,11 +118,13 @@ func (h *harness) clientLogs(p *plan.Plan, start plan.StartRecord) ([]string, er
 // with their logs; then it waits for Completed.
 func (h *harness) drive(ctx context.Context, b *sbv1.StorageBenchmark, timeout time.Duration) error {
 	c := h.cluster
+	handedOver := time.Now() // the clients of the target before finished
 	for _, t := range b.Spec.Targets {
 		jobs, err := c.TargetJobs(ctx, b.Namespace, b.Name, t.Name, 1, int(b.Spec.Clients.Count), timeout)
 		if err != nil {
 			return fmt.Errorf("%s: %w", b.Name, err)
 		}
+		h.waited(&h.turns.jobs, handedOver)
 		var pods []*corev1.Pod
 		if err := h.timed(func() error {
 			if err := c.BindClaims(ctx, b.Namespace, b.Name, t.Name); err != nil {
@@ -115,6 +135,7 @@ func (h *harness) drive(ctx context.Context, b *sbv1.StorageBenchmark, timeout t
 		}); err != nil {
 			return err
 		}
+		ready := time.Now()
 		p, err := c.TargetPlan(ctx, b.Namespace, b.Name, t.Name, 1, timeout)
 		if err != nil {
 			return err
@@ -123,6 +144,7 @@ func (h *harness) drive(ctx context.Context, b *sbv1.StorageBenchmark, timeout t
 		if err != nil {
 			return fmt.Errorf("%s: %w", b.Name, err)
 		}
+		h.waited(&h.turns.start, ready)
 		if err := h.timed(func() error {
 			if err := h.manager.advanceTo(start.Start.Add(p.Duration() + time.Second)); err != nil {
 				return err
@@ -140,6 +162,7 @@ func (h *harness) drive(ctx context.Context, b *sbv1.StorageBenchmark, timeout t
 		}); err != nil {
 			return err
 		}
+		handedOver = time.Now()
 	}
 	got := &sbv1.StorageBenchmark{}
 	if err := testenv.Poll(ctx, timeout, 20*time.Millisecond, func() error {
@@ -154,6 +177,9 @@ func (h *harness) drive(ctx context.Context, b *sbv1.StorageBenchmark, timeout t
 	}); err != nil {
 		return err
 	}
+	h.mu.Lock()
+	h.turns.completed = time.Since(handedOver)
+	h.mu.Unlock()
 	if stalled := meta.FindStatusCondition(got.Status.Conditions, sbv1.ConditionStalled); stalled != nil {
 		return fmt.Errorf("%s completed but stalled: %s", b.Name, stalled.Message)
 	}

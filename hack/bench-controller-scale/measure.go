@@ -60,6 +60,7 @@ func (b *bench) namespace() (string, error) {
 type row struct {
 	what           string
 	wall, ctrlTime time.Duration
+	turns          *turnWaits    // for one benchmark only
 	cpu            time.Duration // the manager process's CPU
 	reconciles     float64
 	queueWait      time.Duration
@@ -130,7 +131,7 @@ func (b *bench) measure(ctx context.Context, r *row, list []*sbv1.StorageBenchma
 	if err := b.warmUp(ctx, h); err != nil {
 		return fmt.Errorf("warming up: %w", err)
 	}
-	h.busy = 0
+	h.busy, h.turns = 0, turnWaits{}
 	before, err := m.stats()
 	if err != nil {
 		return err
@@ -177,6 +178,7 @@ func (b *bench) measure(ctx context.Context, r *row, list []*sbv1.StorageBenchma
 	// the controller's time is only meaningful for one.
 	if len(list) == 1 {
 		r.ctrlTime = r.wall - h.busy
+		r.turns = &h.turns
 	}
 	return nil
 }
