@@ -74,13 +74,12 @@ type harness struct {
 }
 
 // turnWaits splits the time a benchmark waited on the manager by what it
-// waited for, one entry per target: its Jobs (after the clients of the
+// waited for: per target its Jobs (after the clients of the
 // target before finished, or after the create), its start (after its pods
-// were ready), and Completed after the last clients finished. Each
-// includes up to one harness poll interval.
+// were ready), and per benchmark Completed after the last clients
+// finished. Each includes up to one harness poll interval.
 type turnWaits struct {
-	jobs, start []time.Duration
-	completed   time.Duration
+	jobs, start, completed []time.Duration
 }
 
 // waited records a wait on the manager under what it was for.
@@ -177,9 +176,7 @@ func (h *harness) drive(ctx context.Context, b *sbv1.StorageBenchmark, timeout t
 	}); err != nil {
 		return err
 	}
-	h.mu.Lock()
-	h.turns.completed = time.Since(handedOver)
-	h.mu.Unlock()
+	h.waited(&h.turns.completed, handedOver)
 	if stalled := meta.FindStatusCondition(got.Status.Conditions, sbv1.ConditionStalled); stalled != nil {
 		return fmt.Errorf("%s completed but stalled: %s", b.Name, stalled.Message)
 	}

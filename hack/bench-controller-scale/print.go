@@ -21,7 +21,7 @@ func printRow(r *row) {
 		ctrl = secs(r.ctrlTime)
 	}
 	if r.turns != nil {
-		jobs, start, done = millis(median(r.turns.jobs)), millis(median(r.turns.start)), millis(r.turns.completed)
+		jobs, start, done = millis(median(r.turns.jobs)), millis(median(r.turns.start)), millis(median(r.turns.completed))
 	}
 	fmt.Printf("%-12s %8s %8s %7s %7s %7s %8s %6.0f %8s %6d %6d %9.1f %5d %9.1f %9.1f %9.1f %9.1f %8.1f %8.1f  %s\n",
 		r.what, secs(r.wall), ctrl, jobs, start, done, secs(r.cpu), r.reconciles, secs(r.queueWait), r.api.total, r.api.statusPatches, kb(r.api.statusPatchBytes),
@@ -32,6 +32,8 @@ func printRow(r *row) {
 
 func secs(d time.Duration) string   { return fmt.Sprintf("%.1fs", d.Seconds()) }
 func millis(d time.Duration) string { return fmt.Sprint(d.Milliseconds()) }
+func kb(n int64) float64            { return float64(n) / 1024 }
+func itoa(n int) string             { return fmt.Sprint(n) }
 
 // median of the durations (the upper one of the middle two); 0 for none.
 func median(list []time.Duration) time.Duration {
@@ -42,5 +44,3 @@ func median(list []time.Duration) time.Duration {
 	slices.Sort(sorted)
 	return sorted[len(sorted)/2]
 }
-func kb(n int64) float64 { return float64(n) / 1024 }
-func itoa(n int) string  { return fmt.Sprint(n) }
