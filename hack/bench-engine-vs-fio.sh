@@ -23,9 +23,10 @@
 #           own cost per IO and nothing else
 #   metadata  a directory on the machine's disk: fio's file engines
 #           (filecreate, then filestat, then filedelete on the same files,
-#           each tool on its own fresh directory, A B per round); "IOPS" is
-#           operations per second and CPU per IO is CPU per operation. fio
-#           runs with openfiles=1, as its own example job does
+#           each tool on its own fresh directory, the tools in turn
+#           first); "IOPS" is operations per second and CPU per IO is CPU
+#           per operation. fio runs with openfiles=1, as its own example
+#           job does
 #
 # Environment:
 #   BENCH_TARGETS  any of device, file, null, metadata (default: device file
@@ -178,16 +179,22 @@ sys.exit(p.returncode)
 PY
 }
 
-# run_pair NAME ROUND ARGS...: both tools, fio first in even rounds and
-# storagebench first in odd ones. A disk's state after a run (a write-back
-# cache still flushing, a burst budget spent) can fall on the run after it;
-# with fio always first, such an after-effect would count against the
-# engine in every round (docs/engine-vs-fio.md has the case that showed it).
+# pair_order ROUND: the two tools in the order they run in that round, fio
+# first in even rounds and storagebench first in odd ones. A disk's state
+# after a run (a write-back cache still flushing, a burst budget spent) can
+# fall on the run after it; with fio always first, such an after-effect
+# would count against the engine in every round (docs/engine-vs-fio.md has
+# the case that showed it).
+pair_order() {
+	if (($1 % 2)); then echo "sb fio"; else echo "fio sb"; fi
+}
+
+# run_pair NAME ROUND ARGS...: both tools, in the round's order.
 run_pair() {
-	local first=fio second=sb
-	if (($2 % 2)); then first=sb second=fio; fi
-	run "$first" "$@"
-	run "$second" "$@"
+	local tool
+	for tool in $(pair_order "$2"); do
+		run "$tool" "$@"
+	done
 }
 
 # bench TARGET-PATH DESCRIPTION: the whole table for one target.
@@ -252,7 +259,7 @@ bench_metadata() {
 	echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; $(uname -r); fio $(fio --version); ${BENCH_ROUNDS} rounds each"
 	local i tool phase
 	for ((i = 0; i < BENCH_ROUNDS; i++)); do
-		for tool in fio sb; do
+		for tool in $(pair_order "$i"); do
 			rm -rf "${dir:?}/$tool"
 			mkdir -p "$dir/$tool"
 			for phase in "${metadata_phases[@]}"; do
