@@ -177,7 +177,7 @@ func (w *worker) setup() error {
 		if j.diskless() {
 			break // null opens nothing; its backend needs no file
 		}
-		fd, err := openFile(f.path, flags, perm)
+		fd, err := openDataFile(f, flags, perm)
 		if refusesDirect(flags, err) {
 			return fmt.Errorf("job %q: %w", j.Name, directUnsupported(f.path, err))
 		}
