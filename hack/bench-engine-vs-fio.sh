@@ -18,6 +18,13 @@
 #           the device costs little and the tools' own cost per IO decides
 #           the rate, as on local NVMe (../shared/notes/storage-on-this-machine.md)
 #   file    a file on the machine's disk, where the disk decides
+#   zram    a zram device (compressed memory; the random data laid out is
+#           incompressible and kept as is), built and removed by the script:
+#           zram does each IO in the thread that submits it, with no kernel
+#           worker between, as an NVMe queue completes on the submitting CPU.
+#           The loop device hands every IO to a worker thread, and where
+#           the scheduler puts that worker changes what one job waiting on
+#           one IO at a time gets (docs/engine-vs-fio.md)
 #   null    no storage at all: ioengine=null in both tools (no file, each
 #           IO completes at once), so IOPS and CPU per IO are each tool's
 #           own cost per IO and nothing else
@@ -29,8 +36,8 @@
 #           job does
 #
 # Environment:
-#   BENCH_TARGETS  any of device, file, null, metadata (default: device file
-#                  metadata)
+#   BENCH_TARGETS  any of device, zram, file, null, metadata (default: device
+#                  file metadata)
 #   BENCH_FILE     test file (default /var/tmp/storagebench-bench/bench.dat)
 #   BENCH_SIZE     size of the file and of the device (default 2g)
 #   BENCH_RUNTIME  seconds per run (default 5)
@@ -100,6 +107,7 @@ remove_device() {
 }
 cleanup() {
 	remove_device
+	remove_zram
 	[[ -z $wq_saved ]] || echo "$wq_saved" >"$wq_mask"
 }
 trap cleanup EXIT
@@ -111,6 +119,21 @@ make_device() {
 	mount -t tmpfs -o size=$((bytes + (256 << 20))) tmpfs "$device_dir"
 	truncate -s "$bytes" "$device_dir/img"
 	device=$(losetup -f --show --direct-io=on "$device_dir/img")
+}
+
+# The device without a worker thread: a zram device of its own, added
+# through zram-control (so that one in use, as swap say, is not touched).
+zram=""
+remove_zram() {
+	[[ -n $zram ]] || return 0
+	echo 1 >"/sys/block/$zram/reset" 2>/dev/null || true
+	echo "${zram#zram}" >/sys/class/zram-control/hot_remove 2>/dev/null || true
+	zram=""
+}
+make_zram() {
+	[[ -r /sys/class/zram-control/hot_add ]] || { echo "the zram target needs the kernel's zram driver (no /sys/class/zram-control)" >&2; exit 2; }
+	zram=zram$(cat /sys/class/zram-control/hot_add) # reading it adds a device
+	echo "$BENCH_SIZE" >"/sys/block/$zram/disksize"
 }
 
 # Lay a target out once with random data (both tools then reuse it: fio
@@ -349,6 +372,12 @@ for t in $BENCH_TARGETS; do
 		remove_device
 		device="" device_dir=""
 		;;
+	zram)
+		make_zram
+		layout "/dev/$zram"
+		bench "/dev/$zram" "== zram device /dev/$zram (memory, each IO done in the submitting thread): the tools' own cost per IO decides" zram
+		remove_zram
+		;;
 	file)
 		mkdir -p "$(dirname "$BENCH_FILE")"
 		layout "$BENCH_FILE"
@@ -360,7 +389,7 @@ for t in $BENCH_TARGETS; do
 	metadata)
 		bench_metadata "$BENCH_MD_DIR"
 		;;
-	*) echo "BENCH_TARGETS: unknown target $t (device, file, null, metadata)" >&2; exit 2 ;;
+	*) echo "BENCH_TARGETS: unknown target $t (device, zram, file, null, metadata)" >&2; exit 2 ;;
 	esac
 	echo
 done
