@@ -20,11 +20,13 @@
 #   file    a file on the machine's disk, where the disk decides
 #   zram    a zram device (compressed memory; the random data laid out is
 #           incompressible and kept as is), built and removed by the script:
-#           zram does each IO in the thread that submits it, with no kernel
-#           worker between, as an NVMe queue completes on the submitting CPU.
-#           The loop device hands every IO to a worker thread, and where
-#           the scheduler puts that worker changes what one job waiting on
-#           one IO at a time gets (docs/engine-vs-fio.md)
+#           zram does a psync or libaio IO in the thread that submits it,
+#           with no kernel worker between, as an NVMe queue completes on
+#           the submitting CPU. The loop device hands every IO to a worker
+#           thread, and where the scheduler puts that worker changes what
+#           one job waiting on one IO at a time gets (docs/engine-vs-fio.md).
+#           io_uring cannot issue to zram without blocking, so it hands
+#           each IO to its own worker threads there
 #   null    no storage at all: ioengine=null in both tools (no file, each
 #           IO completes at once), so IOPS and CPU per IO are each tool's
 #           own cost per IO and nothing else
@@ -375,7 +377,7 @@ for t in $BENCH_TARGETS; do
 	zram)
 		make_zram
 		layout "/dev/$zram"
-		bench "/dev/$zram" "== zram device /dev/$zram (memory, each IO done in the submitting thread): the tools' own cost per IO decides" zram
+		bench "/dev/$zram" "== zram device /dev/$zram (memory; psync and libaio IO done in the submitting thread, io_uring's by its workers): the tools' own cost per IO decides" zram
 		remove_zram
 		;;
 	file)
