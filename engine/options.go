@@ -89,6 +89,10 @@ func boolOpt(set func(j *JobSpec, v bool)) func(*JobSpec, string) error {
 	}
 }
 
+// acceptedFlag applies a flag that changes nothing here, once its value is
+// a boolean: accepting an option does not accept a value fio refuses.
+var acceptedFlag = boolOpt(func(*JobSpec, bool) {})
+
 // rejectList refuses fio's per-direction "read,write" value form, which
 // this engine does not support, instead of silently using one part.
 func rejectList(s string) error {
@@ -282,7 +286,7 @@ func init() {
 			return nil
 		}},
 		{name: "zero_buffers", flag: true, help: "write zeros instead of scrambled random data", apply: boolOpt(func(j *JobSpec, v bool) { j.ZeroBuffers = v })},
-		{name: "norandommap", flag: true, help: "accepted: offsets are always drawn uniformly without a coverage map", apply: func(*JobSpec, string) error { return nil }},
+		{name: "norandommap", flag: true, help: "accepted: offsets are always drawn uniformly without a coverage map", apply: acceptedFlag},
 		{name: "cpus_allowed", help: "CPUs the job's threads may run on, as 0-3,6 (default: wherever the kernel puts them)", apply: func(j *JobSpec, v string) error {
 			cpus, err := parseCPUList(v)
 			j.CPUsAllowed = cpus
@@ -296,7 +300,7 @@ func init() {
 			}
 			return fmt.Errorf("%s is not a policy (shared, split)", excerpt(v))
 		}},
-		{name: "thread", flag: true, help: "accepted: jobs always run as threads", apply: func(*JobSpec, string) error { return nil }},
+		{name: "thread", flag: true, help: "accepted: jobs always run as threads", apply: acceptedFlag},
 		{name: "threads", help: "fio's alias of thread; fio 3.33 reads it only with a value (threads=1)", apply: boolOpt(func(*JobSpec, bool) {})},
 		{name: "fill", help: "data set layout: ifmissing (default) | always | never (storagebench option)", apply: func(j *JobSpec, v string) error {
 			switch strings.ToLower(v) {

@@ -51,14 +51,15 @@ func init() {
 		{name: "allow_file_create", flag: true, help: "create missing files (default 1); 0 refuses to run on a missing file", apply: boolOpt(func(j *JobSpec, v bool) { j.NoFileCreate = !v })},
 		{name: "exitall", flag: true, help: "stop the other jobs of the group when this one finishes", apply: boolOpt(func(j *JobSpec, v bool) { j.ExitAll = v })},
 		{name: "exitall_on_error", flag: true, help: "stop the other jobs of the group when this one fails", apply: boolOpt(func(j *JobSpec, v bool) { j.ExitAllOnError = v })},
-		{name: "gtod_reduce", flag: true, help: "accepted; every IO's latency is still recorded", apply: func(*JobSpec, string) error { return nil }},
-		{name: "disable_lat", flag: true, help: "accepted; every IO's latency is still recorded", apply: func(*JobSpec, string) error { return nil }},
-		{name: "disable_clat", flag: true, help: "accepted; every IO's latency is still recorded", apply: func(*JobSpec, string) error { return nil }},
-		{name: "disable_slat", flag: true, help: "accepted; every IO's latency is still recorded", apply: func(*JobSpec, string) error { return nil }},
-		{name: "disable_bw_measurement", flag: true, help: "accepted; bandwidth is still measured", apply: func(*JobSpec, string) error { return nil }},
-		{name: "clat_percentiles", flag: true, help: "accepted: completion latency percentiles are always reported", apply: func(*JobSpec, string) error { return nil }},
-		{name: "lat_percentiles", flag: true, help: "accepted: total latency percentiles are always reported", apply: func(*JobSpec, string) error { return nil }},
-		{name: "overwrite", flag: true, help: "accepted: IO jobs' files are written whole before the job starts, as overwrite=1 asks", apply: func(*JobSpec, string) error { return nil }},
+		{name: "gtod_reduce", flag: true, help: "accepted; every IO's latency is still recorded", apply: acceptedFlag},
+		{name: "disable_lat", flag: true, help: "accepted; every IO's latency is still recorded", apply: acceptedFlag},
+		{name: "disable_clat", flag: true, help: "accepted; every IO's latency is still recorded", apply: acceptedFlag},
+		{name: "disable_slat", flag: true, help: "accepted; every IO's latency is still recorded", apply: acceptedFlag},
+		{name: "disable_bw_measurement", flag: true, help: "accepted; bandwidth is still measured", apply: acceptedFlag},
+		{name: "clat_percentiles", flag: true, help: "accepted: completion latency percentiles are always reported", apply: acceptedFlag},
+		{name: "lat_percentiles", flag: true, help: "accepted: total latency percentiles are always reported", apply: acceptedFlag},
+		{name: "userspace_reap", flag: true, help: "accepted: the libaio backend always reads finished IOs from the completion ring in user space first, and calls io_getevents only to wait", apply: acceptedFlag},
+		{name: "overwrite", flag: true, help: "accepted: IO jobs' files are written whole before the job starts, as overwrite=1 asks", apply: acceptedFlag},
 		{name: "fallocate", help: "accepted (none, posix, keep, native, truncate, 0, 1): files are written whole before the job, so how their space is reserved first changes nothing measured", apply: func(_ *JobSpec, s string) error {
 			switch strings.TrimSpace(s) {
 			case "none", "posix", "keep", "native", "truncate", "0", "1":

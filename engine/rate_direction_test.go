@@ -63,7 +63,14 @@ func TestFiosOtherOptionsAreRefusedWithTheirReasonOrAccepted(t *testing.T) {
 	if _, _, err := ParseArgs([]string{"--name=o", "--size=1m", "--verify_interva=4k"}); err == nil || !strings.Contains(err.Error(), "did you mean verify_interval?") {
 		t.Errorf("a near miss: %v", err)
 	}
-	if _, _, err := ParseArgs([]string{"--name=o", "--size=1m", "--fallocate=posix", "--overwrite=1", "--lat_percentiles=1", "--clat_percentiles", "--disable_slat=1"}); err != nil {
+	if _, _, err := ParseArgs([]string{"--name=o", "--size=1m", "--fallocate=posix", "--overwrite=1", "--lat_percentiles=1", "--clat_percentiles", "--disable_slat=1", "--userspace_reap"}); err != nil {
 		t.Errorf("options that change nothing measured: %v", err)
+	}
+	// Accepted, but not with a value fio would refuse.
+	for _, o := range []string{"--gtod_reduce=banana", "--userspace_reap=2", "--thread=maybe"} {
+		_, _, err := ParseArgs([]string{"--name=o", "--size=1m", o})
+		if err == nil || !strings.Contains(err.Error(), "is not a boolean") || !strings.Contains(err.Error(), o) {
+			t.Errorf("%s: got %v, want it refused naming the value", o, err)
+		}
 	}
 }

@@ -35,7 +35,7 @@ func init() {
 		{name: "verify_only", flag: true, help: "write nothing: read and check each block the job would write", apply: boolOpt(func(j *JobSpec, v bool) { j.Verify.Only = v })},
 		{name: "verify_backlog", help: "read back and check the written blocks after every this many writes (0: once the writes are done)", apply: numberOpt(countKind(0), func(j *JobSpec, v int64) { j.Verify.Backlog = v })},
 		{name: "verify_interval", help: "a header every this many bytes of a block (default: one per block); must divide bs", apply: numberOpt(sizeKind, func(j *JobSpec, v int64) { j.Verify.Interval = v })},
-		{name: "verify_state_save", flag: true, help: "accepted: the engine keeps no verify state file (fio writes one when a verifying job stops)", apply: func(*JobSpec, string) error { return nil }},
+		{name: "verify_state_save", flag: true, help: "accepted: the engine keeps no verify state file (fio writes one when a verifying job stops)", apply: acceptedFlag},
 		{name: "verify_fatal", flag: true, help: "accepted: the job stops at the first mismatch either way, as fio 3.33's does", apply: boolOpt(func(j *JobSpec, v bool) { j.Verify.Fatal = v })},
 	} {
 		registerOption(o)
