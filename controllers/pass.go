@@ -113,7 +113,9 @@ func (r *StorageBenchmarkReconciler) advance(ctx context.Context, p *pass) (ctrl
 
 // runTargets moves the targets along: all at once with Parallel, else each
 // once the one before it is done, or has handed over its results (their
-// merge then runs after the next target's start). It reports when to look
+// merge then runs after the next target's start), or is past its
+// timetable's end while its clients hand over (the next target is then
+// provisioned and prepared, and starts once they have). It reports when to look
 // again and whether every target is done. A failure ends the run, once
 // the results already handed over are stored: nothing measured is lost;
 // the first target's failure in spec order is the run's.
@@ -130,6 +132,7 @@ func (r *StorageBenchmarkReconciler) runTargets(ctx context.Context, p *pass, s 
 	var next targetStep // when to look again: the soonest of the steps
 	failedAt := -1
 	var failure *runFailure
+	handingOver := "" // a target whose clients hand over: see startAfter
 	// moved takes target i's step and reports whether the targets after
 	// it may move.
 	moved := func(i int, step targetStep) bool {
@@ -139,6 +142,10 @@ func (r *StorageBenchmarkReconciler) runTargets(ctx context.Context, p *pass, s 
 		next = next.lookAgainBy(step.wait)
 		if !step.done {
 			allDone = false
+			if step.timetableOver && !parallel && failure == nil {
+				handingOver = runs[i].spec.Name
+				return true
+			}
 			return failure == nil && parallel
 		}
 		return true
@@ -150,6 +157,7 @@ func (r *StorageBenchmarkReconciler) runTargets(ctx context.Context, p *pass, s 
 	var merges []queuedMerge
 	var firstErr error
 	for i, t := range runs {
+		t.startAfter = handingOver
 		step, err := r.runTarget(ctx, p, s, t)
 		if err == nil && step.merge != nil {
 			if !parallel {

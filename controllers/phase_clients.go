@@ -84,11 +84,18 @@ func (r *StorageBenchmarkReconciler) startWhenReady(ctx context.Context, p *pass
 	}
 	sort.Strings(waiting)
 	clients := int(b.Spec.Clients.Count)
-	if ready == clients && len(pods) == clients {
+	allReady := ready == clients && len(pods) == clients
+	if allReady && t.startAfter == "" {
 		return r.publishStart(ctx, p, s, t)
 	}
 	if t.status.VolumesBoundMilliseconds != nil {
 		t.status.State = sbv1.TargetPreparing
+	}
+	if allReady {
+		// Their pods finishing start the next pass; the timeout is the
+		// earlier target's (timeouts.collectSeconds).
+		t.status.Message = fmt.Sprintf("all %d clients ready; the start waits for the clients of target %s to hand over their results", clients, t.startAfter)
+		return targetStep{wait: shortRequeue}, nil
 	}
 	t.status.Message = fmt.Sprintf("%d of %d clients ready", ready, clients)
 	if len(waiting) > 0 {

@@ -57,6 +57,10 @@ func (r *StorageBenchmarkReconciler) collect(ctx context.Context, p *pass, s *sn
 		if earlyReading(p, end, len(running)) {
 			step = step.lookAgainBy(earlyReadRetry)
 		}
+		over := end.Add(t.plan.MaxClockOffset() + endMargin)
+		if step.timetableOver = !p.now.Before(over); !step.timetableOver {
+			step = step.lookAgainBy(over.Sub(p.now))
+		}
 		return step, nil
 	}
 

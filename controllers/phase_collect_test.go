@@ -155,13 +155,16 @@ func TestCollect(t *testing.T) {
 			logs["bench-t1-g1-c1-0-abcde"] = whole[:len(whole)/2]
 			return logs
 		},
-		outcome: outcome{wait: earlyReadRetry},
+		// Before the early read's retry, the clients' clock offset allowed
+		// for (500 ms) and endMargin are over: the next target may then
+		// be provisioned.
+		outcome: outcome{wait: 500*time.Millisecond + endMargin - 500*time.Millisecond},
 		state:   sbv1.TargetCollecting,
 		message: "waiting for 1 client(s) to hand over results",
 	}, {
 		name: "just after the end, a client shown exited with an error, or whose report has one, is left to its pod's failure",
 		bench: measured(withTarget("t1", func(st *sbv1.TargetStatus) {
-			st.MeasurementStartTime = at(-1500 * time.Millisecond)
+			st.MeasurementStartTime = at(-1800 * time.Millisecond) // ended 0.8 s ago
 		})),
 		objs: finished(onClient(1, engineExited(137)), onClient(0, stillMeasuring)),
 		logs: func(b *sbv1.StorageBenchmark) map[string]string {

@@ -23,6 +23,12 @@ type targetStep struct {
 	// (run one after another) starts first: its volumes and clients are
 	// provisioned while this merge runs, not after it.
 	merge func() (targetStep, error)
+	// timetableOver: the target's last cell has ended, on every client's
+	// clock as far as clients.maxClockOffsetMilliseconds allows, but not
+	// every client has handed over its results yet. Nothing it measures can
+	// be disturbed any more, so the next target (run one after another) is
+	// provisioned meanwhile; its start waits for the handover.
+	timetableOver bool
 }
 
 // lookAgainBy brings the step's wait forward to d if d comes first (0:
@@ -46,6 +52,11 @@ type targetRun struct {
 	spec   *sbv1.Target
 	status *sbv1.TargetStatus
 	plan   *plan.Plan
+	// startAfter names an earlier target whose clients are still handing
+	// over their results: this target is provisioned and prepared, but its
+	// start is not published until they are gone, so that no two targets'
+	// clients overlap while one of them measures.
+	startAfter string
 }
 
 // runTarget moves one target along: volumes, clients, start, collection.

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -152,5 +154,85 @@ func TestAMergeFailureEndsTheRunEvenWhenTheNextTargetErrs(t *testing.T) {
 	}
 	if st := targetStatus(b, "t1"); st.State != sbv1.TargetFailed || !meta.IsStatusConditionTrue(b.Status.Conditions, sbv1.ConditionStalled) {
 		t.Errorf("t1 %s (%s), conditions %v: want the run failed on t1", st.State, st.Message, b.Status.Conditions)
+	}
+}
+
+// twoTargetsOneHandingOver is a run of targets t1 and t2, one after the
+// other: t1's timetable ended 9 s ago and its clients' engines still run
+// (they have not written their reports yet).
+func twoTargetsOneHandingOver(t2 ...func(b *sbv1.StorageBenchmark) []client.Object) (*sbv1.StorageBenchmark, []client.Object) {
+	b := measured(withTargets(classTarget("t1", "fast"), classTarget("t2", "fast")))
+	objs := objects(runObjects(b)[:4], claimsOf(b, "t1", corev1.ClaimBound), jobsOf(b, "t1"), podsOf(b, "t1", stillMeasuring),
+		one(storageClass("fast"), startConfigMap(b, map[string]plan.StartRecord{"t1": startedAt(b, measuredStart)})))
+	for _, more := range t2 {
+		objs = append(objs, more(b)...)
+	}
+	return b, objs
+}
+
+func TestTheNextTargetIsProvisionedOnceTheTimetableIsOverNotWhenTheClientsHaveHandedOver(t *testing.T) {
+	b, objs := twoTargetsOneHandingOver()
+	h := newHarness(t, b, objs)
+	wait, allDone, err := h.r.runTargets(context.Background(), h.pass(), h.snapshot())
+	if err != nil || allDone || wait == 0 {
+		t.Fatalf("runTargets: wait %s, all done %v, err %v", wait, allDone, err)
+	}
+	if position(h.calls, "create PersistentVolumeClaim/bench-t2-*") < 0 || position(h.calls, "create Job/bench-t2-*") < 0 {
+		t.Errorf("t2's claims and Jobs must be created while t1's clients hand over; writes: %v", h.calls)
+	}
+	if position(h.calls, "create ConfigMap/bench-t1-results") >= 0 || position(h.calls, "delete *") >= 0 {
+		t.Errorf("t1 has not handed over: nothing of it is stored or deleted; writes: %v", h.calls)
+	}
+	if st := targetStatus(b, "t1"); st.State != sbv1.TargetCollecting {
+		t.Errorf("t1: %s, want Collecting", st.State)
+	}
+}
+
+func TestTheNextTargetWaitsWhileTheLastCellMayStillRunOnAClientsClock(t *testing.T) {
+	b, objs := twoTargetsOneHandingOver()
+	h := newHarness(t, b, objs)
+	// 300 ms after the end by the controller's clock: a client whose clock
+	// is behind by up to clients.maxClockOffsetMilliseconds (500) may still
+	// run its last cell.
+	end := measuredStart.Add(time.Second)
+	h.clock.SetTime(end.Add(300 * time.Millisecond))
+	wait, _, err := h.r.runTargets(context.Background(), h.pass(), h.snapshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if position(h.calls, "create PersistentVolumeClaim/*") >= 0 {
+		t.Errorf("nothing of t2 may be created yet; writes: %v", h.calls)
+	}
+	if want := 500*time.Millisecond + endMargin - 300*time.Millisecond; wait != want {
+		t.Errorf("wait %s, want %s: the pass comes back once the offset allowed is over", wait, want)
+	}
+}
+
+func TestTheNextTargetsStartWaitsForTheClientsBeforeToHandOver(t *testing.T) {
+	t2 := func(b *sbv1.StorageBenchmark) []client.Object {
+		return objects(claimsOf(b, "t2", corev1.ClaimBound), jobsOf(b, "t2"), podsOf(b, "t2"))
+	}
+	b, objs := twoTargetsOneHandingOver(t2)
+	h := newHarness(t, b, objs)
+	if _, _, err := h.r.runTargets(context.Background(), h.pass(), h.snapshot()); err != nil {
+		t.Fatal(err)
+	}
+	if position(h.calls, "update ConfigMap/"+startConfigMapName(b)) >= 0 {
+		t.Errorf("t2's start was published while t1's clients still run; writes: %v", h.calls)
+	}
+	if st := targetStatus(b, "t2"); st.State != sbv1.TargetPreparing || !strings.Contains(st.Message, "waits for the clients of target t1") {
+		t.Errorf("t2: %s %q; want Preparing, waiting for t1's clients", st.State, st.Message)
+	}
+
+	// t1's clients exit with their reports: t2 starts, then t1 is merged.
+	b, objs = twoTargetsOneHandedOver(t2)
+	h = newHarness(t, b, objs)
+	h.logs.logs = reports(b)
+	if _, _, err := h.r.runTargets(context.Background(), h.pass(), h.snapshot()); err != nil {
+		t.Fatal(err)
+	}
+	started, merged := position(h.calls, "update ConfigMap/"+startConfigMapName(b)), position(h.calls, "create ConfigMap/bench-t1-results")
+	if started < 0 || merged < 0 || started > merged {
+		t.Errorf("t2's start, then t1's results; writes: %v", h.calls)
 	}
 }

@@ -93,6 +93,10 @@ type StorageBenchmarkSpec struct {
 
 	// targetExecution is Sequential (one target after another, so targets
 	// that share nodes or backends do not disturb each other) or Parallel.
+	// With Sequential, the next target's claims and clients are created
+	// once the target before has passed its last cell's end (plus
+	// clients.maxClockOffsetMilliseconds), while its clients hand over
+	// their results; its measurement starts only once they all have.
 	// +optional
 	// +kubebuilder:default=Sequential
 	TargetExecution TargetExecution `json:"targetExecution,omitempty"`
