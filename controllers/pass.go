@@ -43,6 +43,9 @@ type pass struct {
 	// searches are the targets' search runs this process stored, by
 	// target (shared with the generation's state, like the above).
 	searches map[string]*searchRun
+	// reportsRead are client reports read ahead of their target's merge,
+	// by pod (shared with the generation's state, like the above).
+	reportsRead keptReports
 }
 
 type event struct {
@@ -51,7 +54,7 @@ type event struct {
 
 func newPass(b *sbv1.StorageBenchmark, clk clock.PassiveClock) *pass {
 	return &pass{bench: b, now: clk.Now(), clock: clk, targetResults: map[string]*results.TargetResult{}, plans: planOf(b),
-		provisioningStarts: map[string]time.Time{}, searches: map[string]*searchRun{}}
+		provisioningStarts: map[string]time.Time{}, searches: map[string]*searchRun{}, reportsRead: keptReports{}}
 }
 
 func (p *pass) conditions() conditionSetter {

@@ -52,6 +52,7 @@ func (r *StorageBenchmarkReconciler) collect(ctx context.Context, p *pass, s *sn
 				"target %s: clients still running %s after the last cell's scheduled end (timeouts.collectSeconds): %s",
 				t.spec.Name, limit, strings.Join(running, ", "))}}, nil
 		}
+		r.readAhead(ctx, p, pods)
 		t.status.Message = fmt.Sprintf("waiting for %d client(s) to hand over results", len(running)+missing)
 		step := targetStep{wait: limit - p.now.Sub(end) + time.Second}
 		if earlyReading(p, end, len(running)) {
@@ -68,14 +69,15 @@ func (r *StorageBenchmarkReconciler) collect(ctx context.Context, p *pass, s *sn
 	// is the controller's own work. Its duration counts from here, not
 	// from when advance gets to it.
 	handedOver := p.clock.Now()
+	have := reportsInHand(p, pods, early)
 	return targetStep{merge: func() (targetStep, error) {
-		return r.mergeReports(ctx, p, s, t, start, pods, early, handedOver)
+		return r.mergeReports(ctx, p, s, t, start, pods, have, handedOver)
 	}}, nil
 }
 
 // mergeReports reads the reports of a target's clients, all of which have
-// handed over by handedOver (those in early were read already), merges and
-// stores them.
+// handed over by handedOver (those in early were read already: early, or
+// ahead), merges and stores them.
 func (r *StorageBenchmarkReconciler) mergeReports(ctx context.Context, p *pass, s *snapshot, t *targetRun, start plan.StartRecord,
 	pods []*corev1.Pod, early map[string]*results.ClientReport, handedOver time.Time) (targetStep, error) {
 	b := p.bench

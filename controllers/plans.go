@@ -35,6 +35,9 @@ type generationState struct {
 	// searches are the targets' search runs as this process last stored
 	// them (see searchRun), by target.
 	searches map[string]*searchRun
+	// reportsRead are client reports read ahead of their target's merge
+	// (see readAhead).
+	reportsRead keptReports
 }
 
 func newGenerations() *generations {
@@ -49,7 +52,7 @@ func (c *generations) of(b *sbv1.StorageBenchmark) *generationState {
 	g := c.byBenchmark[key]
 	if g == nil || g.uid != b.UID || g.generation != b.Generation {
 		g = &generationState{uid: b.UID, generation: b.Generation, plans: map[string]*plan.Plan{}, results: map[string]*results.TargetResult{},
-			provisioningStarts: map[string]time.Time{}, searches: map[string]*searchRun{}}
+			provisioningStarts: map[string]time.Time{}, searches: map[string]*searchRun{}, reportsRead: keptReports{}}
 		c.byBenchmark[key] = g
 	}
 	return g

@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
 	"github.com/storagebench/storagebench/internal/plan"
+	"github.com/storagebench/storagebench/results"
 )
 
 // twoTargetsOneHandedOver is a run of targets t1 and t2, one after the
@@ -234,5 +236,43 @@ func TestTheNextTargetsStartWaitsForTheClientsBeforeToHandOver(t *testing.T) {
 	started, merged := position(h.calls, "update ConfigMap/"+startConfigMapName(b)), position(h.calls, "create ConfigMap/bench-t1-results")
 	if started < 0 || merged < 0 || started > merged {
 		t.Errorf("t2's start, then t1's results; writes: %v", h.calls)
+	}
+}
+
+func TestTheReportsOfClientsThatExitedAreReadWhileTheOthersHandOverAndOnlyOnce(t *testing.T) {
+	b := measured(withTargets(classTarget("t1", "fast"), classTarget("t2", "fast")))
+	objs := objects(runObjects(b)[:4], claimsOf(b, "t1", corev1.ClaimBound), jobsOf(b, "t1"),
+		podsOf(b, "t1", onClient(0, succeeded()), onClient(1, stillMeasuring)),
+		one(storageClass("fast"), startConfigMap(b, map[string]plan.StartRecord{"t1": startedAt(b, measuredStart)})))
+	h := newHarness(t, b, objs)
+	h.logs.logs = reports(b)
+	first := h.pass()
+	if _, _, err := h.r.runTargets(context.Background(), first, h.snapshot()); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(h.logs.read, " "); got != "bench-t1-g1-c0-0-abcde/engine" {
+		t.Errorf("logs read while client 1 runs: %q, want client 0's (it exited)", got)
+	}
+	if len(first.reportsRead) != 1 {
+		t.Fatalf("%d reports kept, want client 0's", len(first.reportsRead))
+	}
+
+	// Client 1 exits: its log is read, client 0's is not read again.
+	b, objs = twoTargetsOneHandedOver()
+	h = newHarness(t, b, objs)
+	h.logs.logs = reports(b)
+	second := h.pass()
+	second.reportsRead = first.reportsRead
+	if _, _, err := h.r.runTargets(context.Background(), second, h.snapshot()); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(h.logs.read, " "); got != "bench-t1-g1-c1-0-abcde/engine" {
+		t.Errorf("logs read at the merge: %q, want client 1's only", got)
+	}
+	if st := targetStatus(b, "t1"); st.State != sbv1.TargetSucceeded || len(second.reportsRead) != 0 {
+		t.Errorf("t1 %s (%s), %d reports still kept; want Succeeded, none", st.State, st.Message, len(second.reportsRead))
+	}
+	if want := mergedResult(b, "t1", measuredStart); !reflect.DeepEqual(results.StatusCells(second.targetResults["t1"]), results.StatusCells(want)) {
+		t.Errorf("t1's merge with a report read ahead differs from one of both read at the end")
 	}
 }

@@ -94,6 +94,7 @@ func (r *StorageBenchmarkReconciler) Reconcile(ctx context.Context, req ctrl.Req
 	p.targetResults = generation.results
 	p.provisioningStarts = generation.provisioningStarts
 	p.searches = generation.searches
+	p.reportsRead = generation.reportsRead
 	result, runErr := r.advance(ctx, p)
 	boundMessages(&bench.Status)
 	if ended(bench) {
