@@ -135,10 +135,24 @@ func (r *StorageBenchmarkReconciler) runTargets(ctx context.Context, p *pass, s 
 	var next targetStep // when to look again: the soonest of the steps
 	failedAt := -1
 	var failure *runFailure
-	handingOver := "" // a target whose clients hand over: see startAfter
+	// handingOver is a target past its timetable whose clients still hand
+	// over; unfinished is one whose start a later target must wait for
+	// (see startAfter): handingOver, or one whose merge and cleanup this
+	// pass runs after the loop, whose requests must not fall into a later
+	// target's start lead and first cells.
+	handingOver, unfinished := "", ""
 	// moved takes target i's step and reports whether the targets after
 	// it may move.
 	moved := func(i int, step targetStep) bool {
+		if step.failure != nil && handingOver != "" {
+			// A later target failed while the clients of handingOver
+			// hand over: its failure would stop them before their results
+			// are in. It stands, and is recorded once they are (and
+			// stored first, as below).
+			allDone = false
+			next = next.lookAgainBy(shortRequeue)
+			return false
+		}
 		if step.failure != nil && (failedAt < 0 || i < failedAt) {
 			failedAt, failure = i, step.failure
 		}
@@ -146,7 +160,7 @@ func (r *StorageBenchmarkReconciler) runTargets(ctx context.Context, p *pass, s 
 		if !step.done {
 			allDone = false
 			if step.timetableOver && !parallel && failure == nil {
-				handingOver = runs[i].spec.Name
+				handingOver, unfinished = runs[i].spec.Name, runs[i].spec.Name
 				return true
 			}
 			return failure == nil && parallel
@@ -160,12 +174,14 @@ func (r *StorageBenchmarkReconciler) runTargets(ctx context.Context, p *pass, s 
 	var merges []queuedMerge
 	var firstErr error
 	for i, t := range runs {
-		t.startAfter = handingOver
+		t.startAfter = unfinished
 		step, err := r.runTarget(ctx, p, s, t)
 		if err == nil && step.merge != nil {
 			if !parallel {
-				// The next target starts first.
+				// The next target is provisioned first; it starts on a
+				// later pass.
 				merges = append(merges, queuedMerge{i, step.merge})
+				unfinished = t.spec.Name
 				continue
 			}
 			step, err = step.merge()

@@ -9,6 +9,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sbv1 "github.com/storagebench/storagebench/api/v1alpha1"
@@ -92,9 +93,14 @@ func (r *StorageBenchmarkReconciler) startWhenReady(ctx context.Context, p *pass
 		t.status.State = sbv1.TargetPreparing
 	}
 	if allReady {
-		// Their pods finishing start the next pass; the timeout is the
-		// earlier target's (timeouts.collectSeconds).
-		t.status.Message = fmt.Sprintf("all %d clients ready; the start waits for the clients of target %s to hand over their results", clients, t.startAfter)
+		// The earlier target's pods finishing, and its cleanup, start
+		// the next passes; the timeout is the earlier target's
+		// (timeouts.collectSeconds). Readiness is timed now, not when
+		// the start is published.
+		if t.status.ClientsReadyMilliseconds == nil && t.status.ProvisioningStartTime != nil {
+			t.status.ClientsReadyMilliseconds = ptr.To(p.sinceProvisioningStart(t, p.now).Milliseconds())
+		}
+		t.status.Message = fmt.Sprintf("all %d clients ready; the start waits for target %s's clients to hand over their results and its cleanup", clients, t.startAfter)
 		return targetStep{wait: shortRequeue}, nil
 	}
 	t.status.Message = fmt.Sprintf("%d of %d clients ready", ready, clients)

@@ -109,7 +109,11 @@ func (r *StorageBenchmarkReconciler) mergeReports(ctx context.Context, p *pass, 
 		// start is not the collection's.
 		CollectionMilliseconds: max(handedOver.Sub(end)+p.clock.Now().Sub(began), 0).Milliseconds(),
 	}
-	return r.storeResult(ctx, p, s, t, tr, pods)
+	step, err := r.storeResult(ctx, p, s, t, tr, pods)
+	if err == nil && step.failure == nil {
+		forgetReports(p, pods)
+	}
+	return step, err
 }
 
 // storeResult fingerprints a target's merged result, judges its validity,

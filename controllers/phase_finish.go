@@ -39,8 +39,9 @@ func failRunStatus(b *sbv1.StorageBenchmark, s *snapshot, failed *sbv1.TargetSta
 			st.Message = "not run: the run failed on target " + failed.Name
 			if st.ProvisioningStartTime != nil {
 				// Started beside the failing target (Parallel), or
-				// after the one before it handed over: its claims and
-				// clients exist, kept like the failing target's.
+				// provisioned while the one before it handed over: its
+				// claims and clients exist, kept like the failing
+				// target's.
 				st.Message = "stopped: the run failed on target " + failed.Name
 			}
 		}

@@ -77,9 +77,12 @@ func noteStart(p *pass, t *targetRun, record plan.StartRecord) targetStep {
 	// older controller) has no readiness time to give, and must not panic.
 	after := ""
 	if t.status.ProvisioningStartTime != nil {
-		ready := p.sinceProvisioningStart(t, record.PublishedAt).Milliseconds()
-		t.status.ClientsReadyMilliseconds = &ready
-		after = fmt.Sprintf(" after %d ms", ready)
+		// Timed already when the start waited for an earlier target
+		// (startAfter).
+		if t.status.ClientsReadyMilliseconds == nil {
+			t.status.ClientsReadyMilliseconds = ptr.To(p.sinceProvisioningStart(t, record.PublishedAt).Milliseconds())
+		}
+		after = fmt.Sprintf(" after %d ms", *t.status.ClientsReadyMilliseconds)
 	}
 	lead := record.Start.Sub(record.PublishedAt)
 	t.status.StartLeadMilliseconds = ptr.To(lead.Milliseconds())

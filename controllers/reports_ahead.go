@@ -2,7 +2,6 @@ package controllers
 
 import (
 	"context"
-	"sync"
 
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
@@ -32,27 +31,35 @@ func (r *StorageBenchmarkReconciler) readAhead(ctx context.Context, p *pass, pod
 	if p.bench.Spec.TargetExecution == sbv1.TargetsParallel {
 		return
 	}
-	var mu sync.Mutex
+	var toRead []*corev1.Pod
+	for _, pod := range pods {
+		if clientFinished(pod) && p.reportsRead[pod.UID] == nil {
+			toRead = append(toRead, pod)
+		}
+	}
+	// The readers fill a slice of their own; the map is written once they
+	// are done (it is read above, and by the merge, without a lock).
+	read := make([]*results.ClientReport, len(toRead))
 	var g errgroup.Group
 	g.SetLimit(reportReaders)
-	for _, pod := range pods {
-		if !clientFinished(pod) || p.reportsRead[pod.UID] != nil {
-			continue
-		}
+	for i, pod := range toRead {
 		g.Go(func() error {
 			if report, err := r.readReport(ctx, pod); err == nil && report.Error == "" {
-				mu.Lock()
-				p.reportsRead[pod.UID] = report
-				mu.Unlock()
+				read[i] = report
 			}
 			return nil
 		})
 	}
 	_ = g.Wait() // every Go returns nil: what failed is read again by the merge
+	for i, pod := range toRead {
+		if read[i] != nil {
+			p.reportsRead[pod.UID] = read[i]
+		}
+	}
 }
 
 // reportsInHand adds the reports kept for the target's pods to have (by
-// pod name), and forgets them: the merge that asks for them takes them.
+// pod name).
 func reportsInHand(p *pass, pods []*corev1.Pod, have map[string]*results.ClientReport) map[string]*results.ClientReport {
 	for _, pod := range pods {
 		report := p.reportsRead[pod.UID]
@@ -63,7 +70,14 @@ func reportsInHand(p *pass, pods []*corev1.Pod, have map[string]*results.ClientR
 			have = map[string]*results.ClientReport{}
 		}
 		have[pod.Name] = report
-		delete(p.reportsRead, pod.UID)
 	}
 	return have
+}
+
+// forgetReports drops the reports kept for the target's pods once its
+// results are stored.
+func forgetReports(p *pass, pods []*corev1.Pod) {
+	for _, pod := range pods {
+		delete(p.reportsRead, pod.UID)
+	}
 }

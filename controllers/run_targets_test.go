@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -192,20 +193,22 @@ func TestTheNextTargetIsProvisionedOnceTheTimetableIsOverNotWhenTheClientsHaveHa
 
 func TestTheNextTargetWaitsWhileTheLastCellMayStillRunOnAClientsClock(t *testing.T) {
 	b, objs := twoTargetsOneHandingOver()
+	// 4 s after the end by the controller's clock (past the early reads'
+	// window): a client whose clock is behind by up to
+	// clients.maxClockOffsetMilliseconds (here 5 s) may still run its last
+	// cell.
+	b.Spec.Clients.MaxClockOffsetMilliseconds = 5000
 	h := newHarness(t, b, objs)
-	// 300 ms after the end by the controller's clock: a client whose clock
-	// is behind by up to clients.maxClockOffsetMilliseconds (500) may still
-	// run its last cell.
 	end := measuredStart.Add(time.Second)
-	h.clock.SetTime(end.Add(300 * time.Millisecond))
+	h.clock.SetTime(end.Add(4 * time.Second))
 	wait, _, err := h.r.runTargets(context.Background(), h.pass(), h.snapshot())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if position(h.calls, "create PersistentVolumeClaim/*") >= 0 {
+	if position(h.calls, "create PersistentVolumeClaim/*") >= 0 || position(h.calls, "create Job/*") >= 0 {
 		t.Errorf("nothing of t2 may be created yet; writes: %v", h.calls)
 	}
-	if want := 500*time.Millisecond + endMargin - 300*time.Millisecond; wait != want {
+	if want := 5*time.Second + endMargin - 4*time.Second; wait != want {
 		t.Errorf("wait %s, want %s: the pass comes back once the offset allowed is over", wait, want)
 	}
 }
@@ -214,28 +217,63 @@ func TestTheNextTargetsStartWaitsForTheClientsBeforeToHandOver(t *testing.T) {
 	t2 := func(b *sbv1.StorageBenchmark) []client.Object {
 		return objects(claimsOf(b, "t2", corev1.ClaimBound), jobsOf(b, "t2"), podsOf(b, "t2"))
 	}
+	startWrite := func(b *sbv1.StorageBenchmark) string { return "update ConfigMap/" + startConfigMapName(b) }
 	b, objs := twoTargetsOneHandingOver(t2)
 	h := newHarness(t, b, objs)
 	if _, _, err := h.r.runTargets(context.Background(), h.pass(), h.snapshot()); err != nil {
 		t.Fatal(err)
 	}
-	if position(h.calls, "update ConfigMap/"+startConfigMapName(b)) >= 0 {
+	if position(h.calls, startWrite(b)) >= 0 {
 		t.Errorf("t2's start was published while t1's clients still run; writes: %v", h.calls)
 	}
-	if st := targetStatus(b, "t2"); st.State != sbv1.TargetPreparing || !strings.Contains(st.Message, "waits for the clients of target t1") {
+	st := targetStatus(b, "t2")
+	if st.State != sbv1.TargetPreparing || !strings.Contains(st.Message, "waits for target t1's clients") {
 		t.Errorf("t2: %s %q; want Preparing, waiting for t1's clients", st.State, st.Message)
 	}
+	if st.ClientsReadyMilliseconds == nil {
+		t.Errorf("t2's readiness is not timed while its start waits")
+	}
 
-	// t1's clients exit with their reports: t2 starts, then t1 is merged.
+	// t1's clients exit with their reports: this pass merges t1 and
+	// deletes its clients; t2's start waits for a pass after that.
 	b, objs = twoTargetsOneHandedOver(t2)
 	h = newHarness(t, b, objs)
 	h.logs.logs = reports(b)
 	if _, _, err := h.r.runTargets(context.Background(), h.pass(), h.snapshot()); err != nil {
 		t.Fatal(err)
 	}
-	started, merged := position(h.calls, "update ConfigMap/"+startConfigMapName(b)), position(h.calls, "create ConfigMap/bench-t1-results")
-	if started < 0 || merged < 0 || started > merged {
-		t.Errorf("t2's start, then t1's results; writes: %v", h.calls)
+	if position(h.calls, startWrite(b)) >= 0 || position(h.calls, "create ConfigMap/bench-t1-results") < 0 {
+		t.Errorf("t1 merged, t2 not started in the same pass; writes: %v", h.calls)
+	}
+
+	// t1 is done (its results stored, its clients gone): t2 starts.
+	b = measured(withTargets(classTarget("t1", "fast"), classTarget("t2", "fast")))
+	objs = objects(runObjects(b)[:4], claimsOf(b, "t1", corev1.ClaimBound), t2(b),
+		one(storageClass("fast"), startConfigMap(b, map[string]plan.StartRecord{"t1": startedAt(b, measuredStart)}),
+			resultsConfigMap(b, "t1", mergedResult(b, "t1", measuredStart))))
+	h = newHarness(t, b, objs)
+	if _, _, err := h.r.runTargets(context.Background(), h.pass(), h.snapshot()); err != nil {
+		t.Fatal(err)
+	}
+	if position(h.calls, startWrite(b)) < 0 {
+		t.Errorf("t2's start was not published once t1 was done; writes: %v", h.calls)
+	}
+}
+
+func TestALaterTargetsFailureWaitsForTheClientsHandingOver(t *testing.T) {
+	b, objs := twoTargetsOneHandingOver(func(b *sbv1.StorageBenchmark) []client.Object {
+		return jobsOf(b, "t2", jobFailed("BackoffLimitExceeded", "Job has reached the specified backoff limit"))
+	})
+	h := newHarness(t, b, objs)
+	wait, _, err := h.r.runTargets(context.Background(), h.pass(), h.snapshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta.IsStatusConditionTrue(b.Status.Conditions, sbv1.ConditionStalled) || targetStatus(b, "t1").State != sbv1.TargetCollecting {
+		t.Errorf("t1 %s (%s), conditions %v: the run must not fail while t1's clients hand over", targetStatus(b, "t1").State, targetStatus(b, "t1").Message, b.Status.Conditions)
+	}
+	if wait == 0 || wait > shortRequeue {
+		t.Errorf("wait %s, want at most %s: t2's failure is looked at again", wait, shortRequeue)
 	}
 }
 
@@ -274,5 +312,28 @@ func TestTheReportsOfClientsThatExitedAreReadWhileTheOthersHandOverAndOnlyOnce(t
 	}
 	if want := mergedResult(b, "t1", measuredStart); !reflect.DeepEqual(results.StatusCells(second.targetResults["t1"]), results.StatusCells(want)) {
 		t.Errorf("t1's merge with a report read ahead differs from one of both read at the end")
+	}
+}
+
+// Several clients' reports read at once (run with -race): each is kept
+// once, and none of a client still running.
+func TestReportsReadAheadFromSeveralClientsAtOnce(t *testing.T) {
+	b := measured(withClients(6))
+	objs := objects(runObjects(b), claimsOf(b, "t1", corev1.ClaimBound), jobsOf(b, "t1"),
+		podsOf(b, "t1", succeeded(), onClient(5, stillMeasuring)), one(storageClass("fast")))
+	h := newHarness(t, b, objs)
+	logs := map[string]string{}
+	for c := int32(0); c < 6; c++ {
+		logs[fmt.Sprintf("bench-t1-g1-c%d-0-abcde", c)] = clientLog(b, "t1", c, measuredStart)
+	}
+	h.logs.logs = logs
+	p := h.pass()
+	h.r.readAhead(context.Background(), p, h.snapshot().targetPods(b, target(b, "t1")))
+	if len(p.reportsRead) != 5 || len(h.logs.read) != 5 {
+		t.Errorf("%d reports kept from %d logs read, want 5 and 5 (the exited clients')", len(p.reportsRead), len(h.logs.read))
+	}
+	h.r.readAhead(context.Background(), p, h.snapshot().targetPods(b, target(b, "t1")))
+	if len(h.logs.read) != 5 {
+		t.Errorf("a second look read %d logs in all, want none more", len(h.logs.read))
 	}
 }

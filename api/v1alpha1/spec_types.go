@@ -96,7 +96,8 @@ type StorageBenchmarkSpec struct {
 	// With Sequential, the next target's claims and clients are created
 	// once the target before has passed its last cell's end (plus
 	// clients.maxClockOffsetMilliseconds), while its clients hand over
-	// their results; its measurement starts only once they all have.
+	// their results; its measurement starts only once they all have and
+	// the target before is cleaned up.
 	// +optional
 	// +kubebuilder:default=Sequential
 	TargetExecution TargetExecution `json:"targetExecution,omitempty"`
