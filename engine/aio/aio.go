@@ -213,6 +213,17 @@ func (c *Context) Wait(minComplete, maxComplete int, timeout time.Duration, out 
 	return out, nil
 }
 
+// CanTellReady says whether Ready reads the completion ring (a kernel
+// with another ring layout is read with io_getevents only).
+func (c *Context) CanTellReady() bool { return c.ring != nil }
+
+// Ready says, without a system call, whether a finished IO waits in the
+// completion ring.
+func (c *Context) Ready() bool {
+	r := c.ring
+	return r != nil && atomic.LoadUint32(&r.head) != atomic.LoadUint32(&r.tail)
+}
+
 // reapRing appends up to limit completions from the ring to out. The
 // kernel writes an event before it moves tail (with a write barrier), and
 // reads head to know which slots it may reuse, so tail is loaded before

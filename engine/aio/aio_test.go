@@ -149,3 +149,35 @@ func TestStructsHaveTheKernelsSizes(t *testing.T) {
 		t.Errorf("event is %d bytes, struct io_event is 32", got)
 	}
 }
+
+// Ready tells a finished IO from the completion ring without a system call,
+// and not once it was reaped.
+func TestReadyReadsTheRing(t *testing.T) {
+	const bs, rounds = 4096, 50
+	c, arena := newTestContext(t, 1, 1, bs)
+	if !c.CanTellReady() {
+		t.Fatal("the completion ring's layout is not the one this package reads")
+	}
+	if c.Ready() {
+		t.Fatal("Ready on a context with nothing submitted")
+	}
+	for i := 0; i < rounds; i++ {
+		c.PrepWrite(0, arena, int64(i*bs), uint64(i))
+		if err := c.Submit(); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for !c.Ready() {
+			if time.Now().After(deadline) {
+				t.Fatalf("round %d: the write never showed as ready", i)
+			}
+		}
+		got, err := c.Wait(1, 1, 0, nil)
+		if err != nil || len(got) != 1 || got[0].UserData != uint64(i) || got[0].Res != bs {
+			t.Fatalf("round %d: reaped %+v, %v; want the write", i, got, err)
+		}
+		if c.Ready() {
+			t.Fatalf("round %d: Ready with nothing in flight", i)
+		}
+	}
+}

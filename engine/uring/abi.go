@@ -15,9 +15,13 @@ const (
 	setupClamp        = 1 << 4
 	setupSubmitAll    = 1 << 7
 	setupCoopTaskrun  = 1 << 8
+	setupTaskrunFlag  = 1 << 9
 	setupSingleIssuer = 1 << 12
 	setupDeferTaskrun = 1 << 13
 )
+
+// SQ ring flags (the word at sqOff.flags).
+const sqTaskrun = 1 << 2 // completions wait as task work (IORING_SQ_TASKRUN)
 
 // Features reported by setup.
 const (

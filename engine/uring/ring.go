@@ -48,11 +48,15 @@ type Ring struct {
 
 	sqRing, cqRing, sqeMem []byte
 	sqHead, sqTail         *uint32
-	sqMask                 uint32
-	sqes                   []sqe
-	cqHead, cqTail         *uint32
-	cqMask                 uint32
-	cqes                   []cqe
+	// sqFlags is the SQ ring's flags word; with taskrunFlag the kernel
+	// sets sqTaskrun in it while completions wait as task work.
+	sqFlags        *uint32
+	taskrunFlag    bool
+	sqMask         uint32
+	sqes           []sqe
+	cqHead, cqTail *uint32
+	cqMask         uint32
+	cqes           []cqe
 
 	localTail uint32 // next SQE to fill; published to *sqTail on submit
 	unsent    uint32 // prepared but not yet consumed by the kernel
@@ -66,13 +70,16 @@ type Ring struct {
 
 // setupAttempts lists the flag sets tried in order: the newest first, then
 // older kernels' sets. Each step drops what an older kernel rejects with
-// EINVAL, as fio does.
+// EINVAL, as fio does. TASKRUN_FLAG (5.19, as COOP_TASKRUN; DEFER_TASKRUN
+// is 6.1) has the kernel flag waiting completions in the SQ ring, the only
+// sign of them user space can read while they are still task work: Ready
+// reads it.
 var setupAttempts = []struct {
 	flags uint32
 	names string
 }{
-	{setupClamp | setupSubmitAll | setupSingleIssuer | setupDeferTaskrun, "single_issuer,defer_taskrun"},
-	{setupClamp | setupSubmitAll | setupCoopTaskrun, "coop_taskrun"},
+	{setupClamp | setupSubmitAll | setupSingleIssuer | setupDeferTaskrun | setupTaskrunFlag, "single_issuer,defer_taskrun,taskrun_flag"},
+	{setupClamp | setupSubmitAll | setupCoopTaskrun | setupTaskrunFlag, "coop_taskrun,taskrun_flag"},
 	{setupClamp, ""},
 }
 
@@ -99,7 +106,7 @@ func New(cfg Config) (*Ring, error) {
 	if err != nil {
 		return nil, fmt.Errorf("io_uring_setup: %w", err)
 	}
-	r := &Ring{fd: fd, enterFD: fd, files: cfg.Files}
+	r := &Ring{fd: fd, enterFD: fd, files: cfg.Files, taskrunFlag: p.flags&setupTaskrunFlag != 0}
 	if names != "" {
 		r.features = append(r.features, strings.Split(names, ",")...)
 	}
@@ -148,6 +155,7 @@ func (r *Ring) mapRings(p *params) error {
 	at := func(b []byte, off uint32) unsafe.Pointer { return unsafe.Pointer(&b[off]) }
 	r.sqHead = (*uint32)(at(r.sqRing, p.sqOff.head))
 	r.sqTail = (*uint32)(at(r.sqRing, p.sqOff.tail))
+	r.sqFlags = (*uint32)(at(r.sqRing, p.sqOff.flags))
 	r.sqMask = *(*uint32)(at(r.sqRing, p.sqOff.ringMask))
 	r.sqes = unsafe.Slice((*sqe)(unsafe.Pointer(&r.sqeMem[0])), p.sqEntries)
 	// The indirection array maps ring positions to SQE indexes; an
@@ -306,6 +314,21 @@ func (r *Ring) SubmitAndWait(minComplete uint32, timeout time.Duration) error {
 
 // Unsent is the number of prepared IOs the kernel has not consumed yet.
 func (r *Ring) Unsent() int { return int(r.unsent) }
+
+// CanTellReady says whether Ready sees every completion before Reap and
+// SubmitAndWait would: with DEFER_TASKRUN or COOP_TASKRUN a completion
+// waits as task work until the ring's thread enters the kernel, and only
+// TASKRUN_FLAG's bit shows it from user space.
+func (r *Ring) CanTellReady() bool { return r.taskrunFlag }
+
+// Ready says, without a system call, whether a completion is in the ring
+// or waits as task work (then SubmitAndWait posts it without sleeping).
+func (r *Ring) Ready() bool {
+	if *r.cqHead != atomic.LoadUint32(r.cqTail) {
+		return true
+	}
+	return r.taskrunFlag && atomic.LoadUint32(r.sqFlags)&sqTaskrun != 0
+}
 
 // Reap appends the available completions, at most most of them, to out
 // and frees their slots; the others stay in the ring for the next Reap.

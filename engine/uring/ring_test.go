@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -107,5 +108,62 @@ func TestTimedWaitReturnsWithoutCompletions(t *testing.T) {
 	}
 	if got := r.Reap(nil, 64); len(got) != 0 {
 		t.Fatalf("reaped %d completions from an idle ring", len(got))
+	}
+}
+
+// Ready tells a finished IO from user space while it still waits as task
+// work (DEFER_TASKRUN and COOP_TASKRUN post it only when the ring's thread
+// enters the kernel), and a wait after it returns that IO without sleeping.
+// A read of an empty pipe is armed and then completed by the write into
+// the pipe as task work, every time.
+func TestReadySeesACompletionBeforeItIsPosted(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	const rounds = 50
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(p[0])
+	defer unix.Close(p[1])
+	buf := make([]byte, 8)
+	r := newRingOrSkip(t, Config{Entries: 1, Files: []int{p[0]}})
+	if !r.CanTellReady() {
+		t.Skipf("the kernel refuses IORING_SETUP_TASKRUN_FLAG (before 5.19): features %q", r.Features())
+	}
+	if r.Ready() {
+		t.Fatal("Ready on a ring with nothing submitted")
+	}
+	for i := 0; i < rounds; i++ {
+		r.PrepRead(0, buf, 0, uint64(i))
+		if err := r.SubmitAndWait(0, 0); err != nil {
+			t.Fatal(err)
+		}
+		if r.Ready() {
+			t.Fatalf("round %d: Ready before the pipe has anything to read", i)
+		}
+		if _, err := unix.Write(p[1], []byte{byte(i)}); err != nil {
+			t.Fatal(err)
+		}
+		if !r.Ready() {
+			t.Fatalf("round %d: the read is done but Ready does not tell", i)
+		}
+		if *r.cqHead != atomic.LoadUint32(r.cqTail) {
+			t.Fatalf("round %d: the read was posted without entering the kernel: Ready was not tested on task work", i)
+		}
+		start := time.Now()
+		if err := r.SubmitAndWait(1, 0); err != nil {
+			t.Fatal(err)
+		}
+		got := r.Reap(nil, 4)
+		if len(got) != 1 || got[0].UserData != uint64(i) || got[0].Res != 1 || buf[0] != byte(i) {
+			t.Fatalf("round %d: reaped %+v (byte %d), want the one-byte read", i, got, buf[0])
+		}
+		if el := time.Since(start); el > time.Second {
+			t.Fatalf("round %d: the wait after Ready took %v", i, el)
+		}
+		if r.Ready() {
+			t.Fatalf("round %d: Ready with nothing in flight", i)
+		}
 	}
 }
