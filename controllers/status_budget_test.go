@@ -85,7 +85,7 @@ func worstCaseResults(b *sbv1.StorageBenchmark, t *sbv1.Target) *results.TargetR
 		return d
 	}
 	tr := &results.TargetResult{SchemaVersion: results.TargetResultSchema, Benchmark: b.Name, Generation: b.Generation, Target: t.Name, Clients: b.Spec.Clients.Count,
-		Backends: []string{strings.Repeat("io_uring (auto: io_uring available [single_issuer,defer_taskrun,fixed_files]) ", 2)}, EngineVersion: strings.Repeat("v", 128),
+		Backends: []string{strings.Repeat("io_uring (auto: io_uring available [single_issuer,defer_taskrun,taskrun_flag,fixed_files,fixed_buffers,registered_ring,spin_wait]) ", 2)}, EngineVersion: strings.Repeat("v", 128),
 		StartSkewMicroseconds: 1 << 40}
 	env := &sbv1.Environment{StorageClassName: *t.StorageClassName, Provisioner: strings.Repeat("p", 253), Driver: strings.Repeat("d", 253),
 		EngineVersion: strings.Repeat("v", 128), Parameters: map[string]string{}, VolumeAttributes: map[string]string{}}

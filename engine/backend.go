@@ -40,6 +40,15 @@ type backend interface {
 	close()
 }
 
+// readiness is implemented by the backends that can tell, without a system
+// call, that a completion waits (the completion rings of io_uring and
+// libaio): a worker then looks for its next completion for a moment
+// before it sleeps for it (spin_wait.go).
+type readiness interface {
+	canTellReady() bool
+	ready() bool
+}
+
 // newBackend is the seam tests use to simulate a device that fails IOs.
 var newBackend = openBackend
 

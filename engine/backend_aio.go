@@ -42,4 +42,6 @@ func (b *aioBackend) wait(minComplete, maxComplete int, timeout time.Duration, o
 	}
 	return out, err
 }
-func (b *aioBackend) close() { b.c.Close() }
+func (b *aioBackend) canTellReady() bool { return b.c.CanTellReady() }
+func (b *aioBackend) ready() bool        { return b.c.Ready() }
+func (b *aioBackend) close()             { b.c.Close() }

@@ -46,4 +46,6 @@ func (b *uringBackend) wait(minComplete, maxComplete int, timeout time.Duration,
 	}
 	return out, nil
 }
-func (b *uringBackend) close() { b.r.Close() }
+func (b *uringBackend) canTellReady() bool { return b.r.CanTellReady() }
+func (b *uringBackend) ready() bool        { return b.r.Ready() }
+func (b *uringBackend) close()             { b.r.Close() }

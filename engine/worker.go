@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -77,11 +78,15 @@ type worker struct {
 	// (iodepth_batch_complete_min and _max).
 	reapLeast, reapMost int
 	comps               []completion
-	rng                 rng
-	split               *sizeSplit   // bssplit's sizes, nil without it
-	draws               []*blockDraw // random_distribution's, per file; nil: uniform
-	sizeStep            int64
-	align               int64
+	// spin looks for a completion before an untimed wait sleeps for one
+	// (spin_wait.go); nil where the backend cannot tell without a system
+	// call.
+	spin     *spinWait
+	rng      rng
+	split    *sizeSplit   // bssplit's sizes, nil without it
+	draws    []*blockDraw // random_distribution's, per file; nil: uniform
+	sizeStep int64
+	align    int64
 
 	// timeSlat is false for psync, whose IO happens in wait: there is no
 	// separate submission to time (fio reports no slat for it either).
@@ -242,6 +247,13 @@ func (w *worker) setup() error {
 		return fmt.Errorf("job %q: %s backend: %w", j.Name, w.kind, err)
 	}
 	w.be, w.features = be, features
+	if r, ok := be.(readiness); ok && r.canTellReady() && w.reapLeast <= 1 {
+		// Not with iodepth_batch_complete_min above 1: one completion
+		// found by spinning would still leave the wait to sleep for the
+		// rest.
+		w.spin = newSpinWait(r.ready)
+		w.features = strings.TrimPrefix(w.features+",spin_wait", ",")
+	}
 	w.timeSlat = w.kind != EnginePsync && w.kind != EngineMmap
 	if j.LatencyTarget > 0 {
 		w.latency = newLatencySearch(j, w.depth)
@@ -439,6 +451,9 @@ func (w *worker) run(s runSchedule) {
 		ws.readingBack = w.readingBack()
 		ws.reapLeast, ws.reapMost = w.reapLeast, w.reapMost
 		wd := decideWait(ws)
+		if w.spin != nil && inflight > 0 && wd.minComplete > 0 && wd.timeout == 0 {
+			w.spin.spin() // an untimed wait for completions only
+		}
 		var err error
 		w.comps, err = w.be.wait(wd.minComplete, wd.maxComplete, wd.timeout, w.comps[:0])
 		if err != nil {
