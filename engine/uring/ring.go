@@ -73,13 +73,16 @@ type Ring struct {
 // EINVAL, as fio does. TASKRUN_FLAG (5.19, as COOP_TASKRUN; DEFER_TASKRUN
 // is 6.1) has the kernel flag waiting completions in the SQ ring, the only
 // sign of them user space can read while they are still task work: Ready
-// reads it.
+// reads it. Each mode is tried without it too, so that a kernel refusing
+// only the flag keeps the mode (its workers then sleep without looking).
 var setupAttempts = []struct {
 	flags uint32
 	names string
 }{
 	{setupClamp | setupSubmitAll | setupSingleIssuer | setupDeferTaskrun | setupTaskrunFlag, "single_issuer,defer_taskrun,taskrun_flag"},
+	{setupClamp | setupSubmitAll | setupSingleIssuer | setupDeferTaskrun, "single_issuer,defer_taskrun"},
 	{setupClamp | setupSubmitAll | setupCoopTaskrun | setupTaskrunFlag, "coop_taskrun,taskrun_flag"},
+	{setupClamp | setupSubmitAll | setupCoopTaskrun, "coop_taskrun"},
 	{setupClamp, ""},
 }
 
