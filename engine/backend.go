@@ -43,7 +43,9 @@ type backend interface {
 // readiness is implemented by the backends that can tell, without a system
 // call, that a completion waits (the completion rings of io_uring and
 // libaio): a worker then looks for its next completion for a moment
-// before it sleeps for it (spin_wait.go).
+// before it sleeps for it (spin_wait.go). ready also says yes while IOs
+// the kernel refused wait to be submitted again: the wait does that first,
+// and no look could find their completions.
 type readiness interface {
 	canTellReady() bool
 	ready() bool

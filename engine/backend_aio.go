@@ -43,5 +43,5 @@ func (b *aioBackend) wait(minComplete, maxComplete int, timeout time.Duration, o
 	return out, err
 }
 func (b *aioBackend) canTellReady() bool { return b.c.CanTellReady() }
-func (b *aioBackend) ready() bool        { return b.c.Ready() }
+func (b *aioBackend) ready() bool        { return b.c.Unsent() > 0 || b.c.Ready() }
 func (b *aioBackend) close()             { b.c.Close() }

@@ -47,5 +47,5 @@ func (b *uringBackend) wait(minComplete, maxComplete int, timeout time.Duration,
 	return out, nil
 }
 func (b *uringBackend) canTellReady() bool { return b.r.CanTellReady() }
-func (b *uringBackend) ready() bool        { return b.r.Ready() }
+func (b *uringBackend) ready() bool        { return b.r.Unsent() > 0 || b.r.Ready() }
 func (b *uringBackend) close()             { b.r.Close() }

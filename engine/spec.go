@@ -181,6 +181,9 @@ type JobSpec struct {
 	// operator's plans build leave it off). NoFileCreate refuses to create
 	// a missing file (allow_file_create=0).
 	Invalidate, NoFileCreate bool
+	// NoSpinWait has a worker sleep for a completion at once instead of
+	// first looking for it for a moment (sb_spin_wait=0; spin_wait.go).
+	NoSpinWait bool
 	// ExitAll stops the other jobs of the group when this one finishes;
 	// ExitAllOnError when it fails (exitall, exitall_on_error).
 	ExitAll, ExitAllOnError bool

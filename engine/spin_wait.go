@@ -26,6 +26,9 @@ const spinBudget = 5 * time.Microsecond
 // becomes fast again is noticed within as many.
 const spinBackoffMost = 64
 
+// spinClockEvery is how many looks go between two readings of the clock.
+const spinClockEvery = 16
+
 // spinWait decides, wait by wait, whether a worker spins before sleeping,
 // and spins. It backs off as a spin finds nothing: after a miss it skips
 // the next backoff waits, and each further miss doubles that, up to
@@ -54,8 +57,10 @@ func (s *spinWait) spin() {
 		return
 	}
 	deadline := s.clock() + s.budget
-	for !s.ready() {
-		if s.clock() >= deadline {
+	for n := 1; !s.ready(); n++ {
+		// The clock every spinClockEvery looks: where the clock has no
+		// user-space reading it is a system call.
+		if n%spinClockEvery == 0 && s.clock() >= deadline {
 			s.skip = s.backoff
 			s.backoff = min(2*s.backoff, spinBackoffMost)
 			return

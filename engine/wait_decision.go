@@ -107,6 +107,15 @@ func decideWait(s waitState) waitDecision {
 	return waitDecision{minComplete: minComplete, timeout: time.Duration(wait), maxComplete: max(s.reapMost, minComplete, 1)}
 }
 
+// looksFirst says whether a worker that can look for a completion without a
+// system call does so before this wait (spin_wait.go): only before an
+// untimed wait for completions of IOs in flight. A timed wait (a paced or
+// thinking worker's, one near the ramp's or the run's end, a draining one)
+// keeps its time exactly.
+func (d waitDecision) looksFirst(inflight int) bool {
+	return inflight > 0 && d.minComplete > 0 && d.timeout <= 0
+}
+
 // completionsStillNeeded is how many more completions a backend must wait
 // for in the kernel when inHand are already reaped. It is never negative:
 // a backend that still has unsent IOs enters the kernel to submit them

@@ -108,3 +108,35 @@ func TestCompletionsStillNeeded(t *testing.T) {
 		})
 	}
 }
+
+// Only an untimed wait for IOs in flight is preceded by a look for a
+// completion (spin_wait.go): a timed wait keeps its time.
+func TestWhichWaitsLookFirst(t *testing.T) {
+	const ms = int64(time.Millisecond)
+	const now = 10_000 * ms
+	base := waitState{now: now, inflight: 4, measuring: true, rampEnd: now - 1000*ms, end: math.MaxInt64, nextBoundary: now + 500*ms}
+	with := func(edit func(*waitState)) waitState { s := base; edit(&s); return s }
+	for _, tc := range []struct {
+		name  string
+		in    waitState
+		looks bool
+	}{
+		{"an unpaced worker with IOs in flight, far from any end", base, true},
+		{"an unpaced worker in its ramp, far from its end", with(func(s *waitState) { s.measuring, s.rampEnd = false, now+1000*ms }), true},
+		{"a verify read-back past the job's end (an untimed wait for its reads)", with(func(s *waitState) { s.end, s.readingBack = now-5*ms, true }), true},
+		{"within 50 ms of the run end", with(func(s *waitState) { s.end = now + 30*ms }), false},
+		{"within 50 ms of the ramp end", with(func(s *waitState) { s.measuring, s.rampEnd = false, now+20*ms }), false},
+		{"a paced worker with a free slot", with(func(s *waitState) { s.paced, s.free, s.inflight, s.nextDue = true, 3, 1, now+2*ms }), false},
+		{"a paced worker without a free slot", with(func(s *waitState) { s.paced, s.nextDue = true, now+ms }), false},
+		{"a thinking worker with nothing in flight", with(func(s *waitState) { s.free, s.inflight, s.resumeAt = 4, 0, now+3*ms }), false},
+		{"a stopping worker draining", with(func(s *waitState) { s.stopping, s.end = true, now-5*ms }), false},
+		{"nothing in flight", with(func(s *waitState) { s.inflight, s.free = 0, 4 }), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := decideWait(tc.in)
+			if got := d.looksFirst(tc.in.inflight); got != tc.looks {
+				t.Errorf("decideWait(%+v) = %+v: looksFirst %v, want %v", tc.in, d, got, tc.looks)
+			}
+		})
+	}
+}

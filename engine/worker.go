@@ -247,7 +247,7 @@ func (w *worker) setup() error {
 		return fmt.Errorf("job %q: %s backend: %w", j.Name, w.kind, err)
 	}
 	w.be, w.features = be, features
-	if r, ok := be.(readiness); ok && r.canTellReady() && w.reapLeast <= 1 {
+	if r, ok := be.(readiness); ok && r.canTellReady() && w.reapLeast <= 1 && !j.NoSpinWait {
 		// Not with iodepth_batch_complete_min above 1: one completion
 		// found by spinning would still leave the wait to sleep for the
 		// rest.
@@ -451,8 +451,8 @@ func (w *worker) run(s runSchedule) {
 		ws.readingBack = w.readingBack()
 		ws.reapLeast, ws.reapMost = w.reapLeast, w.reapMost
 		wd := decideWait(ws)
-		if w.spin != nil && inflight > 0 && wd.minComplete > 0 && wd.timeout == 0 {
-			w.spin.spin() // an untimed wait for completions only
+		if w.spin != nil && wd.looksFirst(inflight) {
+			w.spin.spin()
 		}
 		var err error
 		w.comps, err = w.be.wait(wd.minComplete, wd.maxComplete, wd.timeout, w.comps[:0])

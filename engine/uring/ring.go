@@ -73,8 +73,9 @@ type Ring struct {
 // EINVAL, as fio does. TASKRUN_FLAG (5.19, as COOP_TASKRUN; DEFER_TASKRUN
 // is 6.1) has the kernel flag waiting completions in the SQ ring, the only
 // sign of them user space can read while they are still task work: Ready
-// reads it. Each mode is tried without it too, so that a kernel refusing
-// only the flag keeps the mode (its workers then sleep without looking).
+// reads it. Mainline kernels take the flag wherever they take either mode;
+// each mode is tried without it too, only so that a kernel built otherwise
+// keeps the mode (its workers then sleep without looking).
 var setupAttempts = []struct {
 	flags uint32
 	names string

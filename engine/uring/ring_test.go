@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -134,6 +135,7 @@ func TestReadySeesACompletionBeforeItIsPosted(t *testing.T) {
 	if r.Ready() {
 		t.Fatal("Ready on a ring with nothing submitted")
 	}
+	deferred := strings.Contains(r.Features(), "defer_taskrun")
 	for i := 0; i < rounds; i++ {
 		r.PrepRead(0, buf, 0, uint64(i))
 		if err := r.SubmitAndWait(0, 0); err != nil {
@@ -148,7 +150,10 @@ func TestReadySeesACompletionBeforeItIsPosted(t *testing.T) {
 		if !r.Ready() {
 			t.Fatalf("round %d: the read is done but Ready does not tell", i)
 		}
-		if *r.cqHead != atomic.LoadUint32(r.cqTail) {
+		// Under DEFER_TASKRUN the read waits as task work until this
+		// thread enters the kernel with GETEVENTS; under COOP_TASKRUN the
+		// write's own return to user space runs it, and it is posted.
+		if posted := *r.cqHead != atomic.LoadUint32(r.cqTail); posted && deferred {
 			t.Fatalf("round %d: the read was posted without entering the kernel: Ready was not tested on task work", i)
 		}
 		start := time.Now()
