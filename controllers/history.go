@@ -70,7 +70,8 @@ func (r *StorageBenchmarkReconciler) earlierRun(ctx context.Context, e *sbv1.Sto
 			continue
 		}
 		cm := &corev1.ConfigMap{}
-		err := r.Get(ctx, types.NamespacedName{Namespace: e.Namespace, Name: t.ResultsConfigMap}, cm)
+		// From the API server: the cache keeps no data of results ConfigMaps (CacheOptions).
+		err := r.APIReader.Get(ctx, types.NamespacedName{Namespace: e.Namespace, Name: t.ResultsConfigMap}, cm)
 		if apierrors.IsNotFound(err) {
 			continue
 		} else if err != nil {

@@ -335,7 +335,15 @@ func (r *StorageBenchmarkReconciler) collected(ctx context.Context, p *pass, s *
 	}
 	// Status (read fresh) may know of results the cache does not show yet.
 	if stored && t.status.State != sbv1.TargetSucceeded {
-		tr, err := results.DecodeStored(cm.Data, cm.BinaryData)
+		// The cache keeps no data of results ConfigMaps (CacheOptions).
+		fresh, err := r.freshConfigMap(ctx, b, cm.Name)
+		if err != nil {
+			return targetStep{}, err
+		}
+		if fresh == nil || fresh.Labels[labelGeneration] != generationLabel(b.Generation) {
+			return targetStep{}, nil // replaced or deleted since the cache saw it: the next pass sees which
+		}
+		tr, err := results.DecodeStored(fresh.Data, fresh.BinaryData)
 		if err != nil {
 			return targetStep{failure: &runFailure{sbv1.ReasonResultsUnreadable, fmt.Sprintf("target %s: configmap %s: %v", t.spec.Name, cm.Name, err)}}, nil
 		}

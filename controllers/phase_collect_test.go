@@ -96,7 +96,7 @@ func TestCollect(t *testing.T) {
 				t.Errorf("environment summary %+v", env)
 			}
 			cm := &corev1.ConfigMap{}
-			if err := h.r.Get(context.Background(), client.ObjectKey{Namespace: "ns", Name: "bench-t1-results"}, cm); err != nil {
+			if err := h.r.APIReader.Get(context.Background(), client.ObjectKey{Namespace: "ns", Name: "bench-t1-results"}, cm); err != nil {
 				t.Fatal(err)
 			}
 			tr, err := results.DecodeStored(cm.Data, cm.BinaryData)

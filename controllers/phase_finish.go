@@ -85,6 +85,9 @@ func (r *StorageBenchmarkReconciler) stopFailedRun(ctx context.Context, b *sbv1.
 // stored results are not visible yet (the cache lags), to be retried.
 func (r *StorageBenchmarkReconciler) finishRun(ctx context.Context, p *pass, s *snapshot) (bool, error) {
 	b := p.bench
+	if err := r.readStoredResults(ctx, p, s); err != nil {
+		return false, err
+	}
 	all, ok, unreadable := loadResults(p, s)
 	if !ok && unreadable == nil {
 		// Not in the cache: lagging, or deleted while status says the
@@ -254,6 +257,32 @@ func loadResults(p *pass, s *snapshot) (map[string]*results.TargetResult, bool, 
 		all[t.Name] = tr
 	}
 	return all, true, nil
+}
+
+// readStoredResults reads from the API server the results ConfigMaps of
+// the targets whose results the pass does not hold (after a restart of the
+// manager): the cache keeps only their metadata (CacheOptions). One gone
+// or replaced since the cache saw it leaves the snapshot, for
+// fetchMissingResults to tell.
+func (r *StorageBenchmarkReconciler) readStoredResults(ctx context.Context, p *pass, s *snapshot) error {
+	b := p.bench
+	for i := range b.Spec.Targets {
+		t := &b.Spec.Targets[i]
+		name := resultsConfigMapName(b, t)
+		if p.targetResults[t.Name] != nil || s.configMaps[name] == nil {
+			continue
+		}
+		cm, err := r.freshConfigMap(ctx, b, name)
+		if err != nil {
+			return err
+		}
+		if cm == nil || cm.Labels[labelGeneration] != generationLabel(b.Generation) {
+			delete(s.configMaps, name)
+			continue
+		}
+		s.configMaps[name] = cm
+	}
+	return nil
 }
 
 // fetchMissingResults asks the API server for the results ConfigMaps the

@@ -598,10 +598,36 @@ func newHarness(t *testing.T, b *sbv1.StorageBenchmark, objs []client.Object, fa
 		},
 	}).Build()
 	h.r = &StorageBenchmarkReconciler{
-		Client: c, APIReader: c, Scheme: testScheme, Logs: h.logs,
+		Client: cacheLike{c}, APIReader: c, Scheme: testScheme, Logs: h.logs,
 		ClientPods: ClientPodConfig{Image: "storagebench:test"}, Clock: h.clock, references: newReferences(), generations: newGenerations(),
 	}
 	return h
+}
+
+// cacheLike reads as the manager's cache does: ConfigMaps of stored
+// results come without their data (CacheOptions).
+type cacheLike struct{ client.Client }
+
+func (c cacheLike) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if err := c.Client.Get(ctx, key, obj, opts...); err != nil {
+		return err
+	}
+	_, err := dropStoredResultsData(obj)
+	return err
+}
+
+func (c cacheLike) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	if err := c.Client.List(ctx, list, opts...); err != nil {
+		return err
+	}
+	if cms, ok := list.(*corev1.ConfigMapList); ok {
+		for i := range cms.Items {
+			if _, err := dropStoredResultsData(&cms.Items[i]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func (h *harness) write(verb string, obj client.Object, do func() error) error {

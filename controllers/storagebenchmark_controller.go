@@ -10,14 +10,10 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -194,20 +190,4 @@ func (r *StorageBenchmarkReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&corev1.Pod{}, bursts.delayed(podsToBenchmark)).
 		Named("storagebenchmark").
 		Complete(r)
-}
-
-// CacheOptions keeps the manager's cache to the objects benchmarks create
-// (they carry labelBenchmark), so its memory does not grow with the
-// cluster's pods, claims and ConfigMaps.
-func CacheOptions(base cache.Options) cache.Options {
-	ours, _ := labels.NewRequirement(labelBenchmark, selection.Exists, nil)
-	selector := labels.NewSelector().Add(*ours)
-	if base.ByObject == nil {
-		base.ByObject = map[client.Object]cache.ByObject{}
-	}
-	for _, obj := range []client.Object{&corev1.Pod{}, &batchv1.Job{}, &corev1.PersistentVolumeClaim{}, &corev1.ConfigMap{},
-		&corev1.ServiceAccount{}, &rbacv1.Role{}, &rbacv1.RoleBinding{}} {
-		base.ByObject[obj] = cache.ByObject{Label: selector}
-	}
-	return base
 }

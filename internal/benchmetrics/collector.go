@@ -2,9 +2,11 @@
 // every StorageBenchmark and StorageBenchmarkSchedule the manager watches
 // as Prometheus metrics, so that dashboards and alert rules follow storage
 // over time. Values are read at scrape time from the manager's cache (the
-// benchmarks' status and their results ConfigMaps), so a deleted benchmark's
-// series disappear with it and nothing is kept in memory but decoded
-// results, keyed by ConfigMap version.
+// benchmarks' status and their results ConfigMaps' metadata), so a deleted
+// benchmark's series disappear with it and nothing is kept in memory but
+// decoded results, keyed by ConfigMap version; a results ConfigMap's data
+// is read from the API server once per version (the manager's cache keeps
+// none of it).
 package benchmetrics
 
 import (
@@ -35,6 +37,8 @@ const scrapeTimeout = 10 * time.Second
 // Collector is a prometheus.Collector over the cluster's benchmarks.
 type Collector struct {
 	reader client.Reader
+	// dataReader reads a results ConfigMap's data (the cache has none).
+	dataReader client.Reader
 	// now is the clock schedules are read against (tests set it).
 	now func() time.Time
 	mu  sync.Mutex
@@ -49,9 +53,10 @@ type decodedResults struct {
 }
 
 // New reads benchmarks, schedules and results ConfigMaps through reader
-// (the manager's cached client).
-func New(reader client.Reader) *Collector {
-	return &Collector{reader: reader, now: time.Now, decoded: map[types.UID]decodedResults{}}
+// (the manager's cached client), and the data of a results ConfigMap not
+// decoded yet at its version through dataReader (the API server).
+func New(reader, dataReader client.Reader) *Collector {
+	return &Collector{reader: reader, dataReader: dataReader, now: time.Now, decoded: map[types.UID]decodedResults{}}
 }
 
 // Describe sends every metric's description.
@@ -154,11 +159,15 @@ func (c *Collector) targetResults(ctx context.Context, ns, name string, seen map
 	if d, ok := c.decoded[cm.UID]; ok && d.version == cm.ResourceVersion {
 		return d.result
 	}
-	tr, err := results.DecodeStored(cm.Data, cm.BinaryData)
+	full := &corev1.ConfigMap{}
+	if err := c.dataReader.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, full); err != nil || full.UID != cm.UID {
+		return nil // unreadable now, or replaced since the cache saw it: the next scrape reads it again
+	}
+	tr, err := results.DecodeStored(full.Data, full.BinaryData)
 	if err != nil {
 		tr = nil
 	}
-	c.decoded[cm.UID] = decodedResults{version: cm.ResourceVersion, result: tr}
+	c.decoded[cm.UID] = decodedResults{version: full.ResourceVersion, result: tr}
 	return tr
 }
 

@@ -111,9 +111,38 @@ func cluster(t *testing.T) client.Client {
 var scrapeTime = t0.Add(54 * time.Hour)
 
 func newCollector(c client.Client) *Collector {
-	col := New(c)
-	col.now = func() time.Time { return scrapeTime }
+	col, _ := newCountingCollector(c)
 	return col
+}
+
+// newCountingCollector reads through a cache that, as the manager's,
+// holds no ConfigMap data; it counts the collector's reads of the data.
+func newCountingCollector(c client.Client) (*Collector, *countingReader) {
+	data := &countingReader{Reader: c}
+	col := New(metadataOnlyReader{c}, data)
+	col.now = func() time.Time { return scrapeTime }
+	return col, data
+}
+
+// metadataOnlyReader returns ConfigMaps without their data.
+type metadataOnlyReader struct{ client.Reader }
+
+func (r metadataOnlyReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	err := r.Reader.Get(ctx, key, obj, opts...)
+	if cm, ok := obj.(*corev1.ConfigMap); ok {
+		cm.Data, cm.BinaryData = nil, nil
+	}
+	return err
+}
+
+type countingReader struct {
+	client.Reader
+	gets int
+}
+
+func (r *countingReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	r.gets++
+	return r.Reader.Get(ctx, key, obj, opts...)
 }
 
 func gather(t *testing.T, c client.Client) []*dto.MetricFamily {
@@ -206,6 +235,23 @@ func TestTheLatestCompletedRunsAreExported(t *testing.T) {
 	}
 	if n := len(got); n > 2*SeriesPerBenchmark+5 {
 		t.Errorf("%d series, more than the documented bound for two benchmarks", n)
+	}
+}
+
+func TestResultsAreReadFromTheAPIServerOncePerVersion(t *testing.T) {
+	col, data := newCountingCollector(cluster(t))
+	reg := prometheus.NewPedanticRegistry()
+	if err := reg.Register(col); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if _, err := reg.Gather(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Two exported runs (compare and nightly-2) of two targets each.
+	if data.gets != 4 {
+		t.Errorf("results ConfigMaps read %d times from the API server in three scrapes, want 4 (once each)", data.gets)
 	}
 }
 

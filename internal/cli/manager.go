@@ -128,7 +128,7 @@ func runManager(cmd *cobra.Command, o *managerOptions) error {
 	if err := controllers.SetupScheduleWithManager(mgr, clock.RealClock{}); err != nil {
 		return fmt.Errorf("setting up the StorageBenchmarkSchedule controller: %w", err)
 	}
-	if err := benchmetrics.Register(ctrlmetrics.Registry, benchmetrics.New(mgr.GetClient())); err != nil {
+	if err := benchmetrics.Register(ctrlmetrics.Registry, benchmetrics.New(mgr.GetClient(), mgr.GetAPIReader())); err != nil {
 		return fmt.Errorf("registering the benchmark metrics: %w", err)
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
