@@ -335,17 +335,22 @@ func (r *StorageBenchmarkReconciler) collected(ctx context.Context, p *pass, s *
 	}
 	// Status (read fresh) may know of results the cache does not show yet.
 	if stored && t.status.State != sbv1.TargetSucceeded {
-		// The cache keeps no data of results ConfigMaps (CacheOptions).
-		fresh, err := r.freshConfigMap(ctx, b, cm.Name)
-		if err != nil {
-			return targetStep{}, err
-		}
-		if fresh == nil || fresh.Labels[labelGeneration] != generationLabel(b.Generation) {
-			return targetStep{}, nil // replaced or deleted since the cache saw it: the next pass sees which
-		}
-		tr, err := results.DecodeStored(fresh.Data, fresh.BinaryData)
-		if err != nil {
-			return targetStep{failure: &runFailure{sbv1.ReasonResultsUnreadable, fmt.Sprintf("target %s: configmap %s: %v", t.spec.Name, cm.Name, err)}}, nil
+		tr := p.targetResults[t.spec.Name]
+		if tr == nil {
+			// The cache keeps no data of results ConfigMaps (CacheOptions).
+			fresh, err := r.freshConfigMap(ctx, b, cm.Name)
+			if err != nil {
+				return targetStep{}, err
+			}
+			if fresh == nil || fresh.Labels[labelGeneration] != generationLabel(b.Generation) {
+				// Deleted or replaced since the cache saw it: look again
+				// once the cache has caught up, rather than provision the
+				// target again on what the cache says now.
+				return targetStep{wait: shortRequeue}, nil
+			}
+			if tr, err = results.DecodeStored(fresh.Data, fresh.BinaryData); err != nil {
+				return targetStep{failure: &runFailure{sbv1.ReasonResultsUnreadable, fmt.Sprintf("target %s: configmap %s: %v", t.spec.Name, cm.Name, err)}}, nil
+			}
 		}
 		applyTargetResult(p, t, tr)
 	}

@@ -340,6 +340,22 @@ func TestCollected(t *testing.T) {
 			}
 		},
 	}, {
+		name:    "stored results the cache shows and the API server no longer has: look again once the cache has caught up, nothing provisioned",
+		bench:   measured(),
+		objs:    stored,
+		faults:  []fault{failing("get", "ConfigMap", "bench-t1-results", apierrors.NewNotFound(corev1.Resource("configmaps"), "bench-t1-results"))},
+		outcome: outcome{wait: shortRequeue},
+		state:   sbv1.TargetRunning,
+		message: "measuring",
+	}, {
+		name:    "a reading of stored results that fails is returned, wrapped",
+		bench:   measured(),
+		objs:    stored,
+		faults:  []fault{failing("get", "ConfigMap", "bench-t1-results", errTimeout)},
+		outcome: outcome{err: "reading configmap bench-t1-results", errIs: apierrors.IsTimeout},
+		state:   sbv1.TargetRunning,
+		message: "measuring",
+	}, {
 		name:  "stored results that do not decode fail the run naming the ConfigMap",
 		bench: measured(),
 		objs: func(b *sbv1.StorageBenchmark) []client.Object {

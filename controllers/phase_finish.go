@@ -255,6 +255,9 @@ func loadResults(p *pass, s *snapshot) (map[string]*results.TargetResult, bool, 
 				fmt.Sprintf("target %s: configmap %s: %v", t.Name, cm.Name, err)}}
 		}
 		all[t.Name] = tr
+		// Kept for the passes after this one, should it not finish the
+		// run: they would read the ConfigMap from the API server again.
+		p.targetResults[t.Name] = tr
 	}
 	return all, true, nil
 }

@@ -63,7 +63,7 @@ type targetRun struct {
 // Each phase either finishes, fails the run, or says when to look again.
 func (r *StorageBenchmarkReconciler) runTarget(ctx context.Context, p *pass, s *snapshot, t *targetRun) (targetStep, error) {
 	b := p.bench
-	if step, err := r.collected(ctx, p, s, t); err != nil || step.done || step.failure != nil {
+	if step, err := r.collected(ctx, p, s, t); err != nil || step.done || step.failure != nil || step.wait > 0 {
 		return step, err
 	}
 	if t.status.ProvisioningStartTime == nil {

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -91,6 +92,8 @@ func measure(ctx context.Context, env *testenv.Env, variant string, opts cache.O
 	base := heapAfterGC()
 	var peak atomic.Uint64
 	done := make(chan struct{})
+	stopSampling := sync.OnceFunc(func() { close(done) })
+	defer stopSampling()
 	go func() {
 		var m runtime.MemStats
 		for {
@@ -130,7 +133,7 @@ func measure(ctx context.Context, env *testenv.Env, variant string, opts cache.O
 		return err
 	}
 	synced := time.Since(start)
-	close(done)
+	stopSampling()
 	after := heapAfterGC()
 	fmt.Printf("%-9s %d ConfigMaps in the cache after %v: heap +%.1f MiB, peak during the list +%.1f MiB\n",
 		variant, len(list.Items), synced.Round(time.Millisecond), mib(after, base), mib(peak.Load(), base))

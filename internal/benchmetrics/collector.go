@@ -144,31 +144,41 @@ func completed(b *sbv1.StorageBenchmark) bool {
 }
 
 // targetResults reads (or recalls) a target's full results and marks
-// their ConfigMap seen; nil when it is missing or unreadable.
-func (c *Collector) targetResults(ctx context.Context, ns, name string, seen map[types.UID]bool) *results.TargetResult {
+// their ConfigMap seen; nil when it is missing or unreadable, an error
+// when it cannot be read now. The cache tells the ConfigMap's version; its
+// data (which the cache does not hold) is read from the API server once
+// per version, outside the lock, so that scrapes do not wait on each other.
+func (c *Collector) targetResults(ctx context.Context, ns, name string, seen map[types.UID]bool) (*results.TargetResult, error) {
 	if name == "" {
-		return nil
+		return nil, nil
 	}
+	key := types.NamespacedName{Namespace: ns, Name: name}
 	cm := &corev1.ConfigMap{}
-	if err := c.reader.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, cm); err != nil {
-		return nil
+	if err := c.reader.Get(ctx, key, cm); err != nil {
+		return nil, client.IgnoreNotFound(err)
 	}
 	seen[cm.UID] = true
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if d, ok := c.decoded[cm.UID]; ok && d.version == cm.ResourceVersion {
-		return d.result
+	d, ok := c.decoded[cm.UID]
+	c.mu.Unlock()
+	if ok && d.version == cm.ResourceVersion {
+		return d.result, nil
 	}
 	full := &corev1.ConfigMap{}
-	if err := c.dataReader.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, full); err != nil || full.UID != cm.UID {
-		return nil // unreadable now, or replaced since the cache saw it: the next scrape reads it again
+	if err := c.dataReader.Get(ctx, key, full); err != nil {
+		return nil, client.IgnoreNotFound(err)
+	}
+	if full.UID != cm.UID {
+		return nil, nil // replaced since the cache saw it: a later scrape reads the new one
 	}
 	tr, err := results.DecodeStored(full.Data, full.BinaryData)
 	if err != nil {
 		tr = nil
 	}
+	c.mu.Lock()
 	c.decoded[cm.UID] = decodedResults{version: full.ResourceVersion, result: tr}
-	return tr
+	c.mu.Unlock()
+	return tr, nil
 }
 
 // forgetExcept drops decoded results no exported run refers to any more.

@@ -3,6 +3,7 @@ package benchmetrics
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -138,10 +139,14 @@ func (r metadataOnlyReader) Get(ctx context.Context, key client.ObjectKey, obj c
 type countingReader struct {
 	client.Reader
 	gets int
+	err  error // what every read returns, when set
 }
 
 func (r *countingReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 	r.gets++
+	if r.err != nil {
+		return r.err
+	}
 	return r.Reader.Get(ctx, key, obj, opts...)
 }
 
@@ -252,6 +257,19 @@ func TestResultsAreReadFromTheAPIServerOncePerVersion(t *testing.T) {
 	// Two exported runs (compare and nightly-2) of two targets each.
 	if data.gets != 4 {
 		t.Errorf("results ConfigMaps read %d times from the API server in three scrapes, want 4 (once each)", data.gets)
+	}
+}
+
+func TestAFailedReadOfResultsFailsTheScrape(t *testing.T) {
+	col, data := newCountingCollector(cluster(t))
+	data.err = errors.New("the API server timed out")
+	reg := prometheus.NewPedanticRegistry()
+	if err := reg.Register(col); err != nil {
+		t.Fatal(err)
+	}
+	_, err := reg.Gather()
+	if err == nil || !strings.Contains(err.Error(), "the API server timed out") || !strings.Contains(err.Error(), "reading the results of ops/compare, target") {
+		t.Errorf("scrape error %v, want the failed read named", err)
 	}
 }
 

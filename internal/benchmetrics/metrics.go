@@ -2,6 +2,7 @@ package benchmetrics
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -113,7 +114,12 @@ func (c *Collector) collectRun(ctx context.Context, ch chan<- prometheus.Metric,
 			continue
 		}
 		collectSearches(ch, tid, &b.Spec, t.Searches)
-		if tr := c.targetResults(ctx, b.Namespace, t.ResultsConfigMap, seen); tr != nil {
+		tr, err := c.targetResults(ctx, b.Namespace, t.ResultsConfigMap, seen)
+		if err != nil {
+			ch <- prometheus.NewInvalidMetric(cellIOPS, fmt.Errorf("reading the results of %s/%s, target %s, from configmap %s: %w", b.Namespace, b.Name, t.Name, t.ResultsConfigMap, err))
+			continue
+		}
+		if tr != nil {
 			collectCells(ch, tid, tr)
 		}
 	}
