@@ -87,7 +87,10 @@ func (b *bench) measureShape(ctx context.Context, s shape) (*row, error) {
 	if err := b.measure(ctx, r, []*sbv1.StorageBenchmark{bm}); err != nil {
 		return nil, err
 	}
-	return r, b.objectSizes(ctx, r, bm)
+	if err := b.objectSizes(ctx, r, bm); err != nil {
+		return nil, err
+	}
+	return r, b.collectGarbage(ctx)
 }
 
 // measureMany creates n small benchmarks at once and drives them together.
@@ -105,7 +108,10 @@ func (b *bench) measureMany(ctx context.Context, n int) (*row, error) {
 		list = append(list, bm)
 	}
 	r := &row{what: fmt.Sprintf("%d x 1x1x1", n)}
-	return r, b.measure(ctx, r, list)
+	if err := b.measure(ctx, r, list); err != nil {
+		return nil, err
+	}
+	return r, b.collectGarbage(ctx)
 }
 
 // measure starts a manager process, warms it up, creates the benchmarks,
