@@ -175,11 +175,19 @@ func (r *StorageBenchmarkReconciler) storedResult(ctx context.Context, b *sbv1.S
 // resultsStored reports, from the API server, whether the target's results
 // of this generation are stored.
 func (r *StorageBenchmarkReconciler) resultsStored(ctx context.Context, b *sbv1.StorageBenchmark, t *sbv1.Target) (bool, error) {
-	cm, err := r.freshConfigMap(ctx, b, resultsConfigMapName(b, t))
-	if err != nil || cm == nil {
-		return false, err
+	cm, err := r.currentResults(ctx, b, resultsConfigMapName(b, t))
+	return cm != nil, err
+}
+
+// currentResults reads a results ConfigMap of this generation, data
+// included, from the API server (the cache keeps no data of it,
+// CacheOptions); nil when there is none, or only an older generation's.
+func (r *StorageBenchmarkReconciler) currentResults(ctx context.Context, b *sbv1.StorageBenchmark, name string) (*corev1.ConfigMap, error) {
+	cm, err := r.freshConfigMap(ctx, b, name)
+	if err != nil || cm == nil || cm.Labels[labelGeneration] != generationLabel(b.Generation) {
+		return nil, err
 	}
-	return cm.Labels[labelGeneration] == generationLabel(b.Generation), nil
+	return cm, nil
 }
 
 // reportReaders bounds the logs read at once: a target's 64 client logs
@@ -337,12 +345,11 @@ func (r *StorageBenchmarkReconciler) collected(ctx context.Context, p *pass, s *
 	if stored && t.status.State != sbv1.TargetSucceeded {
 		tr := p.targetResults[t.spec.Name]
 		if tr == nil {
-			// The cache keeps no data of results ConfigMaps (CacheOptions).
-			fresh, err := r.freshConfigMap(ctx, b, cm.Name)
+			fresh, err := r.currentResults(ctx, b, cm.Name)
 			if err != nil {
 				return targetStep{}, err
 			}
-			if fresh == nil || fresh.Labels[labelGeneration] != generationLabel(b.Generation) {
+			if fresh == nil {
 				// Deleted or replaced since the cache saw it: look again
 				// once the cache has caught up, rather than provision the
 				// target again on what the cache says now.

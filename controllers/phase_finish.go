@@ -275,11 +275,11 @@ func (r *StorageBenchmarkReconciler) readStoredResults(ctx context.Context, p *p
 		if p.targetResults[t.Name] != nil || s.configMaps[name] == nil {
 			continue
 		}
-		cm, err := r.freshConfigMap(ctx, b, name)
+		cm, err := r.currentResults(ctx, b, name)
 		if err != nil {
 			return err
 		}
-		if cm == nil || cm.Labels[labelGeneration] != generationLabel(b.Generation) {
+		if cm == nil {
 			delete(s.configMaps, name)
 			continue
 		}
