@@ -122,8 +122,13 @@ func nextRate(s *sbv1.Search, jobs int64, steps []SearchStep) (*sbv1.StepLoad, *
 	if ceiling < jobs {
 		return nil, concluded(s, steps, SearchNotReachable, nil)
 	}
-	paced := steps[1:]
 	full := len(steps) >= int(s.Target.MaxSteps)
+	// The probe is meant to fail (it is the ceiling): only paced steps are
+	// measured again.
+	if again := toConfirm(steps); again != nil && len(steps) > 1 && !full {
+		return again, nil
+	}
+	paced := standing(steps[1:])
 	if allPassed(paced) && !full {
 		// The next fraction above the last rate offered, in whole IOs per
 		// second per job: with many jobs and a slow target, fractions
@@ -175,11 +180,15 @@ func allPassed(steps []SearchStep) bool {
 	return true
 }
 
-func nextQueueDepth(s *sbv1.Search, steps []SearchStep) (*sbv1.StepLoad, *SearchResult) {
+func nextQueueDepth(s *sbv1.Search, all []SearchStep) (*sbv1.StepLoad, *SearchResult) {
 	largest := s.LargestQueueDepth()
-	if len(steps) == 0 {
+	if len(all) == 0 {
 		return &sbv1.StepLoad{QueueDepth: 1}, nil
 	}
+	if again := toConfirm(all); again != nil && len(all) < int(s.Target.MaxSteps) {
+		return again, nil
+	}
+	steps := standing(all)
 	failing := int32(0)
 	for _, st := range steps {
 		if !st.Passed && (failing == 0 || st.QueueDepth < failing) {
@@ -194,15 +203,15 @@ func nextQueueDepth(s *sbv1.Search, steps []SearchStep) (*sbv1.StepLoad, *Search
 	}
 	switch {
 	case best < 0:
-		return nil, concluded(s, steps, SearchNotReachable, nil)
+		return nil, concluded(s, all, SearchNotReachable, nil)
 	case failing == 0 && steps[best].QueueDepth >= largest:
-		return nil, concluded(s, steps, SearchHoldsAtMaximum, &steps[best])
-	case len(steps) >= int(s.Target.MaxSteps):
-		return nil, concluded(s, steps, SearchFound, &steps[best])
+		return nil, concluded(s, all, SearchHoldsAtMaximum, &steps[best])
+	case len(all) >= int(s.Target.MaxSteps):
+		return nil, concluded(s, all, SearchFound, &steps[best])
 	case failing == 0:
 		return &sbv1.StepLoad{QueueDepth: min(2*steps[best].QueueDepth, largest)}, nil
 	case failing-steps[best].QueueDepth <= 1:
-		return nil, concluded(s, steps, SearchFound, &steps[best])
+		return nil, concluded(s, all, SearchFound, &steps[best])
 	}
 	return &sbv1.StepLoad{QueueDepth: (steps[best].QueueDepth + failing) / 2}, nil
 }
@@ -220,10 +229,11 @@ func concluded(s *sbv1.Search, steps []SearchStep, outcome SearchOutcome, capaci
 	}
 	// What a bound not reachable failed at: the lowest load that failed
 	// (the probe, for a Rate search, only when it is the one step).
+	kept := standing(steps)
 	var lowest *SearchStep
-	for i := range steps {
-		st := &steps[i]
-		if st.Passed || (s.Target.Vary == sbv1.SearchRate && st.OfferedIOPS == 0 && len(steps) > 1) {
+	for i := range kept {
+		st := &kept[i]
+		if st.Passed || (s.Target.Vary == sbv1.SearchRate && st.OfferedIOPS == 0 && len(kept) > 1) {
 			continue
 		}
 		if lowest == nil || st.OfferedIOPS < lowest.OfferedIOPS || (st.OfferedIOPS == lowest.OfferedIOPS && st.QueueDepth < lowest.QueueDepth) {
@@ -231,7 +241,7 @@ func concluded(s *sbv1.Search, steps []SearchStep, outcome SearchOutcome, capaci
 		}
 	}
 	if lowest == nil {
-		lowest = &steps[0]
+		lowest = &kept[0]
 	}
 	switch outcome {
 	case SearchNotReachable:
@@ -245,7 +255,7 @@ func concluded(s *sbv1.Search, steps []SearchStep, outcome SearchOutcome, capaci
 	default:
 		r.Message = fmt.Sprintf("%s IOPS with %s (%s %s us, at %s)",
 			Decimal(r.Capacity.AchievedIOPS, 0), bound, s.Target.Percentile, Decimal(float64(r.Capacity.AtPercentileNs)/1000, 1), loadWords(r.Capacity.StepLoad))
-		if allPassed(steps[min(1, len(steps)-1):]) && s.Target.Vary == sbv1.SearchQueueDepth {
+		if allPassed(kept[min(1, len(kept)-1):]) && s.Target.Vary == sbv1.SearchQueueDepth {
 			r.Message += fmt.Sprintf("; maxSteps (%d) ran out before any depth failed or the largest (%d) was tried: the capacity is at least this", s.Target.MaxSteps, s.LargestQueueDepth())
 		}
 	}

@@ -40,7 +40,8 @@ type LatencyTarget struct {
 	// maxSteps bounds how many steps one search runs, the probe included
 	// (each step is rampSeconds + durationSeconds); 3 to 24, default 10.
 	// The search stops earlier once the rate is known within 2 % (or the
-	// queue depth exactly).
+	// queue depth exactly). A failing step is measured once more before
+	// the search backs off below it, and that second look is a step too.
 	// +optional
 	// +kubebuilder:default=10
 	// +kubebuilder:validation:Minimum=3

@@ -79,12 +79,16 @@ spec:
 		t.Fatalf("matrix cells %+v: the search steps must not be among them", tr.Cells)
 	}
 	never := results.FindSearch(tr, "never-bs4k-r100")
-	if never == nil || never.Outcome != results.SearchNotReachable || len(never.Steps) != 2 || never.Capacity != nil {
+	// the probe, then the lowest paced step, failed twice
+	if never == nil || never.Outcome != results.SearchNotReachable || len(never.Steps) != 3 || never.Capacity != nil {
 		t.Fatalf("search never: %+v", never)
 	}
-	probe, paced := never.Steps[0], never.Steps[1]
+	probe, paced, again := never.Steps[0], never.Steps[1], never.Steps[2]
 	if probe.OfferedIOPS != 0 || probe.QueueDepth != 8 || probe.AchievedIOPS <= 0 || paced.OfferedIOPS <= 0 || paced.OfferedIOPS%2 != 0 {
 		t.Fatalf("steps %+v: the probe is unpaced at depth 8, the paced step splits its rate over 2 clients", never.Steps)
+	}
+	if again.StepLoad != paced.StepLoad || again.Cell == paced.Cell {
+		t.Fatalf("steps %+v: the failed paced step is measured again as a step of its own", never.Steps)
 	}
 	always := results.FindSearch(tr, "always-bs4k-r100")
 	if always == nil || always.Outcome != results.SearchHoldsAtMaximum || len(always.Steps) != 2 || always.Capacity.QueueDepth != 2 {
