@@ -58,7 +58,7 @@ func init() {
 		{name: "disable_bw_measurement", flag: true, help: "accepted; bandwidth is still measured", apply: acceptedFlag},
 		{name: "clat_percentiles", flag: true, help: "accepted: completion latency percentiles are always reported", apply: acceptedFlag},
 		{name: "lat_percentiles", flag: true, help: "accepted: total latency percentiles are always reported", apply: acceptedFlag},
-		{name: "sb_spin_wait", flag: true, help: "storagebench's own: before sleeping for a completion, look for it in the ring for up to 5 µs, backing off while that finds nothing (io_uring and libaio; default 1); 0 sleeps at once, as fio does", apply: boolOpt(func(j *JobSpec, v bool) { j.NoSpinWait = !v })},
+		{name: "sb_spin_wait", flag: true, help: "storagebench's own: before sleeping for a completion, look for it in the ring for up to 30 µs (5 µs for blocks over 16 KiB, or when every CPU the process may use has a worker thread), backing off while that finds nothing (io_uring and libaio; default 1); 0 sleeps at once, as fio does", apply: boolOpt(func(j *JobSpec, v bool) { j.NoSpinWait = !v })},
 		{name: "userspace_reap", flag: true, help: "accepted: the libaio backend always reads finished IOs from the completion ring in user space first, and calls io_getevents only to wait", apply: acceptedFlag},
 		{name: "overwrite", flag: true, help: "accepted: IO jobs' files are written whole before the job starts, as overwrite=1 asks", apply: acceptedFlag},
 		{name: "fallocate", help: "accepted (none, posix, keep, native, truncate, 0, 1): files are written whole before the job, so how their space is reserved first changes nothing measured", apply: func(_ *JobSpec, s string) error {

@@ -55,3 +55,13 @@ func setProcsLocked() {
 		gomaxprocs(want)
 	}
 }
+
+// workersInFlight is the worker threads of every run in flight and the CPUs
+// the process may use: GOMAXPROCS as it was before the runs raised it,
+// which the Go runtime sets from the CPU affinity and the cgroup's CPU
+// limit.
+func workersInFlight() (workers, cpus int) {
+	procs.Lock()
+	defer procs.Unlock()
+	return procs.workers, procs.baseline
+}

@@ -42,3 +42,26 @@ func TestWhichWorkersSpinBeforeSleeping(t *testing.T) {
 		})
 	}
 }
+
+// The backend reason names the look a job's workers take: the short one
+// for blocks over 16 KiB whatever the CPUs, and one of the two for 4k.
+func TestTheBackendReasonNamesTheLook(t *testing.T) {
+	for _, c := range []struct {
+		bs   string
+		want []string
+	}{
+		{"128k", []string{"spin_wait_5us"}},
+		{"4k", []string{"spin_wait_30us", "spin_wait_5us"}},
+	} {
+		doc := mustRun(t, "--name=s", "--directory="+t.TempDir(), "--size=1m", "--rw=randread", "--bs="+c.bs, "--iodepth=4",
+			"--direct=1", "--ioengine=libaio")
+		reason := doc.Storagebench.Jobs[0].BackendReason
+		found := false
+		for _, w := range c.want {
+			found = found || strings.Contains(reason, w)
+		}
+		if !found {
+			t.Errorf("bs=%s: backend reason %q names none of %v", c.bs, reason, c.want)
+		}
+	}
+}

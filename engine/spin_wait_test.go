@@ -1,6 +1,9 @@
 package engine
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 // fakeSpin is a spinWait on a clock that moves 1 µs per reading and a
 // completion that turns up after readyAfter readings of ready (never if
@@ -18,7 +21,7 @@ func newFakeSpin() *fakeSpin {
 	f.s = newSpinWait(func() bool {
 		f.readyCalls++
 		return f.readyAfter >= 0 && f.readyCalls > f.readyAfter
-	})
+	}, spinBudget)
 	f.s.clock = func() int64 { f.clockReads++; f.now += 1000; return f.now }
 	return f
 }
@@ -90,5 +93,30 @@ func TestMissesBackOffAndAHitStartsOver(t *testing.T) {
 	}
 	if !f.wait(-1) || f.wait(-1) || !f.wait(-1) {
 		t.Fatal("after a hit and a miss the worker should skip exactly one wait before spinning again")
+	}
+}
+
+func TestTheLongLookOnlyWhereACPUIsLeftOverAndBlocksAreSmall(t *testing.T) {
+	for _, c := range []struct {
+		workers, cpus int
+		largestBlock  int64
+		want          time.Duration
+	}{
+		{1, 2, 4096, spinBudget},              // QD1 or QD8 on a 2-CPU machine
+		{1, 2, 16 << 10, spinBudget},          // the largest block that looks long
+		{1, 2, 16<<10 + 512, spinBudgetShort}, // just over
+		{1, 2, 128 << 10, spinBudgetShort},    // a 128k job, or a bssplit up to 128k
+		{2, 2, 4096, spinBudgetShort},         // every CPU has a worker
+		{8, 2, 8192, spinBudgetShort},         // 8 jobs on 2 CPUs
+		{3, 16, 4096, spinBudget},
+		{1, 1, 4096, spinBudgetShort}, // a pod limited to one CPU
+		{0, 0, 4096, spinBudgetShort}, // nothing reserved: the short look
+	} {
+		if got := spinBudgetFor(c.workers, c.cpus, c.largestBlock); got != c.want {
+			t.Errorf("%d workers on %d CPUs, blocks up to %d: look %v, want %v", c.workers, c.cpus, c.largestBlock, got, c.want)
+		}
+	}
+	if spinBudgetShort >= spinBudget {
+		t.Fatalf("the short look (%v) must be the shorter", spinBudgetShort)
 	}
 }

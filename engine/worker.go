@@ -251,8 +251,10 @@ func (w *worker) setup() error {
 		// Not with iodepth_batch_complete_min above 1: one completion
 		// found by spinning would still leave the wait to sleep for the
 		// rest.
-		w.spin = newSpinWait(r.ready)
-		w.features = strings.TrimPrefix(w.features+",spin_wait", ",")
+		workers, cpus := workersInFlight()
+		look := spinBudgetFor(workers, cpus, j.BSMax)
+		w.spin = newSpinWait(r.ready, look)
+		w.features = strings.TrimPrefix(fmt.Sprintf("%s,spin_wait_%dus", w.features, look.Microseconds()), ",")
 	}
 	w.timeSlat = w.kind != EnginePsync && w.kind != EngineMmap
 	if j.LatencyTarget > 0 {
