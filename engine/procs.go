@@ -14,6 +14,7 @@ var procs struct {
 	sync.Mutex
 	workers  int
 	baseline int
+	quota    float64 // the cgroup's CPU limit when the first run started (cpuQuota)
 }
 
 // gomaxprocs is runtime.GOMAXPROCS; tests of the thread budget replace it
@@ -35,6 +36,7 @@ func reserveProcs(n int, detail string) (release func(), err error) {
 	}
 	if procs.workers == 0 {
 		procs.baseline = gomaxprocs(0)
+		procs.quota = cpuQuota()
 	}
 	procs.workers += n
 	setProcsLocked()
@@ -57,11 +59,11 @@ func setProcsLocked() {
 }
 
 // workersInFlight is the worker threads of every run in flight and the CPUs
-// the process may use: GOMAXPROCS as it was before the runs raised it,
-// which the Go runtime sets from the CPU affinity and the cgroup's CPU
-// limit.
+// the process may keep busy: GOMAXPROCS as it was before the runs raised it
+// (which the Go runtime sets from the CPU affinity and the cgroup's CPU
+// limit, rounded up), or the limit in whole CPUs where that is lower.
 func workersInFlight() (workers, cpus int) {
 	procs.Lock()
 	defer procs.Unlock()
-	return procs.workers, procs.baseline
+	return procs.workers, cpusForWorkers(procs.baseline, procs.quota)
 }
