@@ -251,10 +251,8 @@ func (w *worker) setup() error {
 		// Not with iodepth_batch_complete_min above 1: one completion
 		// found by spinning would still leave the wait to sleep for the
 		// rest.
-		workers, cpus := workersInFlight()
-		look := spinBudgetFor(workers, cpus, j.BSMax)
-		w.spin = newSpinWait(r.ready, look)
-		w.features = strings.TrimPrefix(fmt.Sprintf("%s,spin_wait_%dus", w.features, look.Microseconds()), ",")
+		// How long it looks is chosen when the IO starts (chooseLook).
+		w.spin = newSpinWait(r.ready, spinBudgetShort)
 	}
 	w.timeSlat = w.kind != EnginePsync && w.kind != EngineMmap
 	if j.LatencyTarget > 0 {
@@ -331,6 +329,7 @@ func (w *worker) run(s runSchedule) {
 		w.stats.finish(nanotime())
 		return
 	}
+	w.chooseLook()
 	var pace pacer
 	if j.RateIOPS > 0 {
 		pace = newPacer(j.RateIOPS, w.lane, w.lanes, start, j.RateProcess, w.rng.next())
@@ -511,6 +510,21 @@ func (w *worker) run(s runSchedule) {
 		}
 	}
 	w.stats.finish(nanotime())
+}
+
+// chooseLook sets how long the worker looks for a completion before it
+// sleeps (spinBudgetFor), and names the look in the backend reason. It is
+// chosen when the IO starts rather than at setup: runs in one process that
+// start together (a slot's concurrent cells, the local runner's clients)
+// have all reserved their workers by then, so they choose alike.
+func (w *worker) chooseLook() {
+	if w.spin == nil {
+		return
+	}
+	workers, cpus := workersInFlight()
+	look := spinBudgetFor(workers, cpus, w.job.BSMax)
+	w.spin.budget = int64(look)
+	w.features = strings.TrimPrefix(fmt.Sprintf("%s,spin_wait_%dus", w.features, look.Microseconds()), ",")
 }
 
 // send submits the prepared IOs of batch, which inflight already counts,
